@@ -1,0 +1,264 @@
+//! `docsift`: a thin command-line front-end over the facade.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use docsift::{Document, Error, Options, parse_page_list};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Parser)]
+#[command(
+    name = "docsift",
+    version,
+    about = "Extract text with coordinates from documents, locally."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// Each page's text; pages separated by a form feed.
+    Text,
+    /// One word per line: page, x0, top, x1, bottom, text (tab-separated).
+    Words,
+    /// One character per line: page, x0, top, x1, bottom, font, size, text.
+    Chars,
+    /// The versioned JSON document, one per input file and line.
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Extract from one or more files.
+    Extract {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Pages to extract, e.g. 1,3-5 (1-based).
+        #[arg(long)]
+        pages: Option<String>,
+        /// Password of encrypted PDFs.
+        #[arg(long)]
+        password: Option<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Measure extraction speed (text with word boxes): pages per second.
+    Bench {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Worker threads (1 = pages per CPU-second).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Repeat each file this many times and report the best run.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+    },
+}
+
+fn progress_bar(len: u64) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} pages {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+fn read(path: &PathBuf) -> Result<Vec<u8>, Error> {
+    std::fs::read(path)
+        .map_err(|e| Error::new(docsift::ErrorKind::Io, format!("{}: {e}", path.display())))
+}
+
+fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result<()> {
+    match format {
+        Format::Text => {
+            for (i, p) in doc.pages.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b"\x0c")?;
+                }
+                writeln!(out, "{}", p.text)?;
+            }
+        }
+        Format::Words => {
+            for p in &doc.pages {
+                for w in &p.words {
+                    writeln!(
+                        out,
+                        "{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}",
+                        p.number, w.bbox.x0, w.bbox.top, w.bbox.x1, w.bbox.bottom, w.text
+                    )?;
+                }
+            }
+        }
+        Format::Chars => {
+            for p in &doc.pages {
+                for c in &p.chars {
+                    writeln!(
+                        out,
+                        "{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{:.2}\t{}",
+                        p.number,
+                        c.bbox.x0,
+                        c.bbox.top,
+                        c.bbox.x1,
+                        c.bbox.bottom,
+                        c.font,
+                        c.size,
+                        c.text
+                    )?;
+                }
+            }
+        }
+        Format::Json => {
+            serde_json::to_writer(&mut *out, doc)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+fn extract(
+    files: &[PathBuf],
+    pages: Option<&str>,
+    password: Option<String>,
+    format: Format,
+) -> Result<(), String> {
+    let page_list = pages
+        .map(parse_page_list)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let opts = Options {
+        pages: page_list,
+        password,
+        ..Options::default()
+    };
+    let never = AtomicBool::new(false);
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let bar = progress_bar(0);
+    let mut failures = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        bar.set_message(format!("file {}/{} {}", i + 1, files.len(), path.display()));
+        let result = read(path).and_then(|bytes| {
+            docsift::extract(
+                &bytes,
+                &opts,
+                &|p| {
+                    bar.set_length(p.total as u64);
+                    bar.set_position(p.done as u64);
+                },
+                &never,
+            )
+        });
+        match result {
+            Ok(doc) => {
+                for w in doc
+                    .warnings
+                    .iter()
+                    .chain(doc.pages.iter().flat_map(|p| p.warnings.iter()))
+                {
+                    bar.suspend(|| {
+                        eprintln!(
+                            "warning: {}: {}{}",
+                            path.display(),
+                            w.page.map(|p| format!("page {p}: ")).unwrap_or_default(),
+                            w.message
+                        )
+                    });
+                }
+                if i > 0 && matches!(format, Format::Text) {
+                    out.write_all(b"\x0c").map_err(|e| e.to_string())?;
+                }
+                write_doc(&mut out, &doc, format).map_err(|e| e.to_string())?;
+            }
+            Err(e) => failures.push(format!("{}: {} ({})", path.display(), e, e.code())),
+        }
+    }
+    bar.finish_and_clear();
+    out.flush().map_err(|e| e.to_string())?;
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
+
+/// Peak resident memory of this process (Linux), in MiB.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let never = AtomicBool::new(false);
+    let (mut total_pages, mut total_secs) = (0usize, 0f64);
+    println!("file\tpages\tseconds\tpages/s");
+    for path in files {
+        let bytes = read(path).map_err(|e| e.to_string())?;
+        let mut best = f64::INFINITY;
+        let mut pages = 0;
+        for _ in 0..repeat.max(1) {
+            let start = Instant::now();
+            let doc = pool
+                .install(|| docsift::extract(&bytes, &Options::default(), &|_| {}, &never))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            best = best.min(start.elapsed().as_secs_f64());
+            pages = doc.pages.len();
+            std::hint::black_box(&doc);
+        }
+        println!(
+            "{}\t{}\t{:.4}\t{:.1}",
+            path.display(),
+            pages,
+            best,
+            pages as f64 / best
+        );
+        total_pages += pages;
+        total_secs += best;
+    }
+    println!(
+        "TOTAL\t{}\t{:.4}\t{:.1}",
+        total_pages,
+        total_secs,
+        total_pages as f64 / total_secs
+    );
+    if let Some(mib) = peak_rss_mib() {
+        println!("peak RSS {mib:.1} MiB");
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Extract {
+            files,
+            pages,
+            password,
+            format,
+        } => extract(&files, pages.as_deref(), password, format),
+        Command::Bench {
+            files,
+            threads,
+            repeat,
+        } => bench(&files, threads, repeat),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("docsift: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The docsift facade: the one entry point the front-ends (CLI, wasm) call. It sniffs the
+//! input format, runs the pipeline (PDF reading, text assembly) page by page — in parallel
+//! where a rayon pool exists — reports progress, honours cancellation, and returns the
+//! versioned [`Document`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use docsift_layout::{SplitAttr, TextOptions};
+pub use docsift_model::{self as model, Document, Error, ErrorKind, Meta, Page, Warning};
+pub use docsift_pdf::Limits;
+use docsift_pdf::PdfDocument;
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// 1-based page numbers to extract; None = all.
+    pub pages: Option<Vec<usize>>,
+    pub password: Option<String>,
+    pub text: TextOptions,
+    pub limits: Limits,
+}
+
+/// Progress of a long extraction, reported after each page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// What the input is, from its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Pdf,
+}
+
+/// PDF headers may follow junk; viewers search the first kilobyte.
+const HEADER_SEARCH_BYTES: usize = 1024;
+
+pub fn sniff(bytes: &[u8]) -> Option<Format> {
+    let head = &bytes[..bytes.len().min(HEADER_SEARCH_BYTES)];
+    head.windows(5)
+        .any(|w| w == b"%PDF-")
+        .then_some(Format::Pdf)
+}
+
+/// Parses a page list such as `1,3-5,9` (1-based, inclusive ranges).
+pub fn parse_page_list(spec: &str) -> Result<Vec<usize>, Error> {
+    let bad = || {
+        Error::new(
+            ErrorKind::Unsupported,
+            format!("invalid page list {spec:?}: use e.g. 1,3-5"),
+        )
+    };
+    let mut out = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (
+                a.trim().parse::<usize>().map_err(|_| bad())?,
+                b.trim().parse::<usize>().map_err(|_| bad())?,
+            ),
+            None => {
+                let n = part.parse::<usize>().map_err(|_| bad())?;
+                (n, n)
+            }
+        };
+        if a == 0 || b < a {
+            return Err(bad());
+        }
+        out.extend(a..=b);
+    }
+    if out.is_empty() {
+        return Err(bad());
+    }
+    Ok(out)
+}
+
+/// Extracts a document. `progress` is called after each page (from worker threads when
+/// parallel); `cancel` is checked between pages.
+pub fn extract(
+    bytes: &[u8],
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Document, Error> {
+    if bytes.is_empty() {
+        return Err(Error::malformed("the file is empty"));
+    }
+    match sniff(bytes) {
+        Some(Format::Pdf) => extract_pdf(bytes, opts, progress, cancel),
+        None => Err(Error::new(
+            ErrorKind::Unsupported,
+            "unrecognised input: not a PDF",
+        )),
+    }
+}
+
+fn extract_pdf(
+    bytes: &[u8],
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Document, Error> {
+    let pdf = PdfDocument::open(bytes, opts.password.as_deref(), opts.limits)?;
+    let count = pdf.pages().len();
+    let wanted: Vec<usize> = match &opts.pages {
+        Some(list) => {
+            if let Some(&bad) = list.iter().find(|&&p| p == 0 || p > count) {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!("page {bad} does not exist (the document has {count})"),
+                ));
+            }
+            list.iter().map(|p| p - 1).collect()
+        }
+        None => (0..count).collect(),
+    };
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = wanted.len();
+    let one = |index: usize| -> Result<Page, Error> {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::new(ErrorKind::Cancelled, "extraction cancelled"));
+        }
+        let mut page = docsift_pdf::extract_page(&pdf, index)?;
+        docsift_layout::assemble(&mut page, &opts.text);
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress(Progress { done: n, total });
+        Ok(page)
+    };
+    #[cfg(feature = "parallel")]
+    let pages: Result<Vec<Page>, Error> = {
+        use rayon::prelude::*;
+        wanted.par_iter().map(|&i| one(i)).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let pages: Result<Vec<Page>, Error> = wanted.iter().map(|&i| one(i)).collect();
+    let pages = pages?;
+    let meta = Meta {
+        page_count: count,
+        title: pdf.info(b"Title"),
+        author: pdf.info(b"Author"),
+        encrypted: pdf.encrypted,
+        repaired: pdf.repaired,
+        pdf_version: pdf.version().to_string(),
+    };
+    let warnings = pdf
+        .warnings
+        .iter()
+        .map(|w| Warning::document(w.clone()))
+        .collect();
+    Ok(Document::new(meta, pages, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_lists() {
+        assert_eq!(parse_page_list("1,3-5").unwrap(), vec![1, 3, 4, 5]);
+        assert!(parse_page_list("0").is_err());
+        assert!(parse_page_list("5-3").is_err());
+        assert!(parse_page_list("x").is_err());
+    }
+
+    #[test]
+    fn non_pdf_is_unsupported_and_empty_is_malformed() {
+        let never = AtomicBool::new(false);
+        let e = extract(b"hello", &Options::default(), &|_| {}, &never).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unsupported);
+        let e = extract(b"", &Options::default(), &|_| {}, &never).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Malformed);
+    }
+}

@@ -1,0 +1,411 @@
+//! docsift's text assembly: characters -> words -> lines -> plain text, in each run's own
+//! reading direction (left-to-right, right-to-left, vertical, rotated), with overprinted
+//! duplicates removed. Word and line rules follow pdfplumber's (x/y tolerances) with an
+//! extra tolerance relative to the font size, so large type is not split into letters.
+
+mod bidi;
+
+use std::collections::HashMap;
+
+use docsift_model::{BBox, Char, Direction, Line, Page, Word};
+
+/// Gap between two glyphs, as a fraction of the font size, above which they belong to
+/// different words. Word spaces run 0.2–0.33 em even in tight justified text, while
+/// kerning and tracking inside words stay below ~0.1 em.
+pub const WORD_GAP_EM: f32 = 0.15;
+/// pdfplumber's default tolerances (points).
+pub const DEFAULT_X_TOLERANCE: f32 = 3.0;
+pub const DEFAULT_Y_TOLERANCE: f32 = 3.0;
+/// pdfplumber's dedupe_chars tolerance: glyphs repeated within 1pt are overprints.
+pub const DEDUPE_TOLERANCE: f32 = 1.0;
+
+/// Character attributes that, when they differ, split words (pdfplumber's `extra_attrs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitAttr {
+    Font,
+    Size,
+    Color,
+}
+
+#[derive(Clone, Debug)]
+pub struct TextOptions {
+    /// Absolute horizontal tolerance (points) used when `x_tolerance_ratio` is None.
+    pub x_tolerance: f32,
+    /// Horizontal tolerance as a fraction of the character's size; None = absolute only.
+    pub x_tolerance_ratio: Option<f32>,
+    pub y_tolerance: f32,
+    pub keep_blank_chars: bool,
+    pub dedupe: bool,
+    pub split_on: Vec<SplitAttr>,
+}
+
+impl Default for TextOptions {
+    fn default() -> Self {
+        TextOptions {
+            x_tolerance: DEFAULT_X_TOLERANCE,
+            x_tolerance_ratio: Some(WORD_GAP_EM),
+            y_tolerance: DEFAULT_Y_TOLERANCE,
+            keep_blank_chars: false,
+            dedupe: true,
+            split_on: Vec::new(),
+        }
+    }
+}
+
+impl TextOptions {
+    /// pdfplumber's defaults exactly (absolute 3pt tolerances), for comparisons.
+    pub fn pdfplumber() -> Self {
+        TextOptions {
+            x_tolerance_ratio: None,
+            ..TextOptions::default()
+        }
+    }
+}
+
+/// Removes glyphs drawn again at (almost) the same place with the same text, font and
+/// size — fake bold and shadow effects — keeping the first.
+pub fn dedupe_chars(chars: Vec<Char>, tolerance: f32) -> Vec<Char> {
+    let mut seen: HashMap<(String, String, i32), Vec<(f32, f32)>> = HashMap::new();
+    let mut out = Vec::with_capacity(chars.len());
+    for c in chars {
+        let key = (
+            c.text.clone(),
+            c.font.clone(),
+            (c.size * 10.0).round() as i32,
+        );
+        let spots = seen.entry(key).or_default();
+        let dup = spots.iter().any(|&(x, y)| {
+            (x - c.bbox.x0).abs() <= tolerance && (y - c.bbox.top).abs() <= tolerance
+        });
+        if !dup {
+            spots.push((c.bbox.x0, c.bbox.top));
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A reading frame: text advances along +u, lines follow along +v.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Frame {
+    direction: Direction,
+    /// Lines stack opposite to the page's y (rotated 180°) or along it.
+    flipped_lines: bool,
+}
+
+impl Frame {
+    fn of(c: &Char) -> Frame {
+        // Glyphs whose up vector points down the page are rotated: their lines stack upward
+        // (or leftward/rightward for vertical directions).
+        let [_, _, cx, cy, _, _] = c.matrix.0;
+        let up = (cx, -cy);
+        let flipped_lines = match c.direction {
+            Direction::Ltr | Direction::Rtl => up.1 < 0.0,
+            // Lines stack against the glyphs' up vector: leftward when it points right.
+            // Upright glyphs advancing downward are CJK vertical writing, whose columns
+            // also run right to left.
+            Direction::Ttb => up.0 > 0.0 || c.upright,
+            Direction::Btt => up.0 > 0.0,
+        };
+        Frame {
+            direction: c.direction,
+            flipped_lines,
+        }
+    }
+
+    /// (u0, u1, v0, v1) of a box in this frame.
+    fn project(&self, b: &BBox) -> (f32, f32, f32, f32) {
+        let (u0, u1) = match self.direction {
+            Direction::Ltr => (b.x0, b.x1),
+            Direction::Rtl => (-b.x1, -b.x0),
+            Direction::Ttb => (b.top, b.bottom),
+            Direction::Btt => (-b.bottom, -b.top),
+        };
+        let (v0, v1) = match (self.direction, self.flipped_lines) {
+            (Direction::Ltr | Direction::Rtl, false) => (b.top, b.bottom),
+            (Direction::Ltr | Direction::Rtl, true) => (-b.bottom, -b.top),
+            (Direction::Ttb | Direction::Btt, true) => (-b.x1, -b.x0),
+            (Direction::Ttb | Direction::Btt, false) => (b.x0, b.x1),
+        };
+        (u0, u1, v0, v1)
+    }
+}
+
+fn is_blank(c: &Char) -> bool {
+    c.text.chars().all(char::is_whitespace)
+}
+
+/// Groups chars (indices) into lines per frame: clusters on the line-axis start with the
+/// y tolerance (chained, as pdfplumber), each line sorted along the text axis.
+fn chars_to_lines(chars: &[Char], y_tolerance: f32) -> Vec<(Frame, Vec<usize>)> {
+    let mut frames: Vec<(Frame, Vec<usize>)> = Vec::new();
+    for (i, c) in chars.iter().enumerate() {
+        let f = Frame::of(c);
+        match frames.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, v)) => v.push(i),
+            None => frames.push((f, vec![i])),
+        }
+    }
+    // The frame with the most text reads first (the page's main direction).
+    frames.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    let mut lines = Vec::new();
+    for (frame, mut idx) in frames {
+        let proj: HashMap<usize, (f32, f32, f32, f32)> = idx
+            .iter()
+            .map(|&i| (i, frame.project(&chars[i].bbox)))
+            .collect();
+        idx.sort_by(|a, b| proj[a].2.total_cmp(&proj[b].2));
+        let mut current: Vec<usize> = Vec::new();
+        let mut last_v = f32::NEG_INFINITY;
+        for i in idx {
+            let v = proj[&i].2;
+            if !current.is_empty() && v - last_v > y_tolerance {
+                lines.push((frame, std::mem::take(&mut current)));
+            }
+            last_v = v;
+            current.push(i);
+        }
+        if !current.is_empty() {
+            lines.push((frame, current));
+        }
+        for (_, line) in lines.iter_mut().filter(|(f, _)| *f == frame) {
+            line.sort_by(|a, b| proj[a].0.total_cmp(&proj[b].0));
+        }
+    }
+    lines
+}
+
+fn attrs_differ(a: &Char, b: &Char, split_on: &[SplitAttr]) -> bool {
+    split_on.iter().any(|attr| match attr {
+        SplitAttr::Font => a.font != b.font,
+        SplitAttr::Size => (a.size - b.size).abs() > 0.01,
+        SplitAttr::Color => a.color != b.color,
+    })
+}
+
+/// Splits one line's chars into words.
+fn line_to_words(
+    chars: &[Char],
+    frame: Frame,
+    line: &[usize],
+    opts: &TextOptions,
+) -> Vec<Vec<usize>> {
+    let mut words: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    let mut prev: Option<usize> = None;
+    for &i in line {
+        let c = &chars[i];
+        if !opts.keep_blank_chars && is_blank(c) {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev = None;
+            continue;
+        }
+        if let Some(p) = prev {
+            let pc = &chars[p];
+            let (pu0, pu1, _, pv1) = frame.project(&pc.bbox);
+            let (cu0, _, cv0, _) = frame.project(&c.bbox);
+            let tol = match opts.x_tolerance_ratio {
+                Some(r) => r * pc.size.max(c.size),
+                None => opts.x_tolerance,
+            };
+            let breaks = cu0 > pu1 + tol
+                || cu0 < pu0 - tol
+                || cv0 > pv1 + opts.y_tolerance
+                || attrs_differ(pc, c, &opts.split_on);
+            if breaks && !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+        current.push(i);
+        prev = Some(i);
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+fn make_word(chars: &[Char], idx: &[usize], direction: Direction) -> Word {
+    let mut text = String::new();
+    let mut bbox = chars[idx[0]].bbox;
+    for &i in idx {
+        text.push_str(&chars[i].text);
+        bbox = bbox.union(&chars[i].bbox);
+    }
+    let first = &chars[idx[0]];
+    Word {
+        text,
+        bbox,
+        upright: first.upright,
+        direction,
+        font: first.font.clone(),
+        size: first.size,
+    }
+}
+
+/// Fills `page.words`, `page.lines` and `page.text` from `page.chars` (deduplicated first
+/// when asked). Lines are joined with `\n`, words with a space.
+pub fn assemble(page: &mut Page, opts: &TextOptions) {
+    if opts.dedupe {
+        let chars = std::mem::take(&mut page.chars);
+        page.chars = dedupe_chars(chars, DEDUPE_TOLERANCE);
+    }
+    let chars = &page.chars;
+    let mut words: Vec<Word> = Vec::new();
+    let mut lines: Vec<Line> = Vec::new();
+    for (frame, line) in chars_to_lines(chars, opts.y_tolerance) {
+        let groups = line_to_words(chars, frame, &line, opts);
+        if groups.is_empty() {
+            continue;
+        }
+        let mut line_words: Vec<Word> = groups
+            .iter()
+            .map(|g| make_word(chars, g, frame.direction))
+            .collect();
+        bidi::visual_to_logical(&mut line_words);
+        let start = words.len();
+        let mut bbox = line_words[0].bbox;
+        for w in &line_words {
+            bbox = bbox.union(&w.bbox);
+        }
+        let text = line_words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        words.extend(line_words);
+        lines.push(Line {
+            text,
+            bbox,
+            direction: frame.direction,
+            words: start..words.len(),
+        });
+    }
+    page.text = lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    page.words = words;
+    page.lines = lines;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docsift_model::{Matrix, Origin};
+
+    fn ch(text: &str, x0: f32, top: f32, w: f32, size: f32) -> Char {
+        Char {
+            text: text.into(),
+            bbox: BBox::new(x0, top, x0 + w, top + size),
+            font: "F".into(),
+            size,
+            upright: true,
+            direction: Direction::Ltr,
+            origin: Origin::Native,
+            matrix: Matrix([1.0, 0.0, 0.0, -1.0, x0, top + size]),
+            color: vec![],
+            tag: None,
+        }
+    }
+
+    fn page_of(chars: Vec<Char>) -> Page {
+        Page {
+            chars,
+            ..Page::default()
+        }
+    }
+
+    #[test]
+    fn kerning_gap_is_not_a_space_but_a_real_gap_is() {
+        // "Big" at 40pt with 4pt kerning gaps (0.1 em): pdfplumber's 3pt would split it.
+        let mut p = page_of(vec![
+            ch("B", 0.0, 0.0, 26.0, 40.0),
+            ch("i", 30.0, 0.0, 10.0, 40.0),
+            ch("g", 44.0, 0.0, 20.0, 40.0),
+            ch("X", 80.0, 0.0, 20.0, 40.0),
+        ]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "Big X");
+        let mut p2 = page_of(p.chars.clone());
+        assemble(&mut p2, &TextOptions::pdfplumber());
+        assert_eq!(p2.text, "B i g X");
+    }
+
+    #[test]
+    fn lines_cluster_by_top_and_sort_by_x() {
+        let mut p = page_of(vec![
+            ch("b", 5.0, 20.0, 5.0, 10.0),
+            ch("a", 0.0, 21.0, 5.0, 10.0),
+            ch("c", 0.0, 40.0, 5.0, 10.0),
+        ]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "ab\nc");
+        assert_eq!(p.lines.len(), 2);
+        assert_eq!(p.lines[0].words, 0..1);
+    }
+
+    #[test]
+    fn space_chars_split_words_and_are_dropped() {
+        let mut p = page_of(vec![
+            ch("a", 0.0, 0.0, 5.0, 10.0),
+            ch(" ", 5.0, 0.0, 1.0, 10.0),
+            ch("b", 6.0, 0.0, 5.0, 10.0),
+        ]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.words.len(), 2);
+        assert_eq!(p.text, "a b");
+    }
+
+    #[test]
+    fn overprinted_duplicates_removed() {
+        let c = ch("a", 0.0, 0.0, 5.0, 10.0);
+        let mut shifted = c.clone();
+        shifted.bbox.x0 += 0.5;
+        shifted.bbox.x1 += 0.5;
+        let out = dedupe_chars(
+            vec![c.clone(), shifted, ch("a", 20.0, 0.0, 5.0, 10.0)],
+            DEDUPE_TOLERANCE,
+        );
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn split_on_font_separates_touching_words() {
+        let a = ch("a", 0.0, 0.0, 5.0, 10.0);
+        let mut b = ch("b", 5.0, 0.0, 5.0, 10.0);
+        b.font = "G".into();
+        let mut p = page_of(vec![a.clone(), b.clone()]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "ab");
+        let mut p = page_of(vec![a, b]);
+        assemble(
+            &mut p,
+            &TextOptions {
+                split_on: vec![SplitAttr::Font],
+                ..TextOptions::default()
+            },
+        );
+        assert_eq!(p.text, "a b");
+    }
+
+    #[test]
+    fn vertical_run_reads_top_to_bottom_columns_right_to_left() {
+        let v = |t: &str, x0: f32, top: f32| Char {
+            direction: Direction::Ttb,
+            ..ch(t, x0, top, 10.0, 10.0)
+        };
+        let mut p = page_of(vec![
+            v("一", 100.0, 0.0),
+            v("二", 100.0, 10.0),
+            v("三", 80.0, 0.0),
+            v("四", 80.0, 10.0),
+        ]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "一二\n三四");
+        assert_eq!(p.words[0].direction, Direction::Ttb);
+    }
+}

@@ -1,0 +1,187 @@
+//! docsift's data model: geometry in pdfplumber's convention (points, origin at the
+//! top-left of the displayed page, y down), the extracted objects (chars, words, lines,
+//! graphics), pages, documents and the error kinds shared by every crate. No I/O here.
+
+mod error;
+mod geometry;
+
+pub use error::{Error, ErrorKind, Warning};
+pub use geometry::{BBox, Matrix};
+
+use serde::{Deserialize, Serialize};
+
+/// Version tag of the JSON document; bump when a field changes meaning.
+pub const SCHEMA: &str = "docsift/1";
+
+/// Where a character came from.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Origin {
+    Native,
+    Ocr { confidence: f32 },
+}
+
+/// Reading direction of a run of characters on the displayed page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Ltr,
+    Rtl,
+    Ttb,
+    Btt,
+}
+
+/// One glyph as placed on the page. `text` may hold several code points (ligatures
+/// expanded, combining marks).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Char {
+    pub text: String,
+    pub bbox: BBox,
+    pub font: String,
+    pub size: f32,
+    pub upright: bool,
+    /// Direction the text advances in on the displayed page.
+    pub direction: Direction,
+    pub origin: Origin,
+    /// The text rendering matrix (font space to displayed page space, y down).
+    pub matrix: Matrix,
+    /// Fill colour components in the colour space in force (1 gray, 3 RGB, 4 CMYK).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub color: Vec<f32>,
+    /// Marked-content tag (e.g. `Span`, `P`) in force when the glyph was shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Word {
+    pub text: String,
+    pub bbox: BBox,
+    pub upright: bool,
+    pub direction: Direction,
+    pub font: String,
+    pub size: f32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub text: String,
+    pub bbox: BBox,
+    pub direction: Direction,
+    /// Indices into the page's `words`.
+    pub words: std::ops::Range<usize>,
+}
+
+/// A straight segment from a path, after the CTM (ruling lines for tables).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    pub x0: f32,
+    pub y0: f32,
+    pub x1: f32,
+    pub y1: f32,
+    pub width: f32,
+    pub stroke: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rect {
+    pub bbox: BBox,
+    pub stroke: bool,
+    pub fill: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Image {
+    pub bbox: BBox,
+    pub width: u32,
+    pub height: u32,
+    pub filter: Option<String>,
+    /// Object number of the image XObject (absent for inline images).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<u32>,
+}
+
+/// How far the native text of a page can be trusted; below ~0.5 a later stage should OCR.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TextTrust {
+    /// 0 (garbage or nothing) ..= 1 (every glyph mapped to ordinary text).
+    pub score: f32,
+    pub glyphs: u32,
+    /// Glyphs whose code had no Unicode mapping at all.
+    pub unmapped: u32,
+    /// Glyphs mapped into private-use areas or to control characters.
+    pub private_use: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    /// 1-based page number.
+    pub number: usize,
+    pub width: f32,
+    pub height: f32,
+    pub rotation: i32,
+    pub text: String,
+    pub chars: Vec<Char>,
+    pub words: Vec<Word>,
+    pub lines: Vec<Line>,
+    pub segments: Vec<Segment>,
+    pub rects: Vec<Rect>,
+    pub images: Vec<Image>,
+    pub trust: TextTrust,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    pub page_count: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    pub encrypted: bool,
+    /// The cross-reference table had to be rebuilt by scanning the file.
+    pub repaired: bool,
+    pub pdf_version: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    pub schema: String,
+    pub meta: Meta,
+    pub pages: Vec<Page>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+impl Document {
+    pub fn new(meta: Meta, pages: Vec<Page>, warnings: Vec<Warning>) -> Self {
+        Document {
+            schema: SCHEMA.to_string(),
+            meta,
+            pages,
+            warnings,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn document_serialises_with_schema_tag() {
+        let doc = Document::new(Meta::default(), vec![Page::default()], vec![]);
+        let json = serde_json::to_value(&doc).unwrap();
+        assert_eq!(json["schema"], SCHEMA);
+        assert_eq!(json["pages"].as_array().unwrap().len(), 1);
+        let back: Document = serde_json::from_value(json).unwrap();
+        assert_eq!(back, doc);
+    }
+
+    #[test]
+    fn ocr_origin_carries_confidence() {
+        let json = serde_json::to_string(&Origin::Ocr { confidence: 0.5 }).unwrap();
+        assert_eq!(json, r#"{"kind":"ocr","confidence":0.5}"#);
+    }
+}
