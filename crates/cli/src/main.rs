@@ -11,11 +11,7 @@ use docsift::{Document, Error, Options, parse_page_list};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
-#[command(
-    name = "docsift",
-    version,
-    about = "Extract text with coordinates from documents, locally."
-)]
+#[command(name = "docsift", version, about = "Extract text with coordinates from documents, locally.")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -71,8 +67,7 @@ fn progress_bar(len: u64) -> ProgressBar {
 }
 
 fn read(path: &PathBuf) -> Result<Vec<u8>, Error> {
-    std::fs::read(path)
-        .map_err(|e| Error::new(docsift::ErrorKind::Io, format!("{}: {e}", path.display())))
+    std::fs::read(path).map_err(|e| Error::new(docsift::ErrorKind::Io, format!("{}: {e}", path.display())))
 }
 
 fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result<()> {
@@ -102,14 +97,7 @@ fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result
                     writeln!(
                         out,
                         "{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}\t{:.2}\t{}",
-                        p.number,
-                        c.bbox.x0,
-                        c.bbox.top,
-                        c.bbox.x1,
-                        c.bbox.bottom,
-                        c.font,
-                        c.size,
-                        c.text
+                        p.number, c.bbox.x0, c.bbox.top, c.bbox.x1, c.bbox.bottom, c.font, c.size, c.text
                     )?;
                 }
             }
@@ -122,21 +110,9 @@ fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result
     Ok(())
 }
 
-fn extract(
-    files: &[PathBuf],
-    pages: Option<&str>,
-    password: Option<String>,
-    format: Format,
-) -> Result<(), String> {
-    let page_list = pages
-        .map(parse_page_list)
-        .transpose()
-        .map_err(|e| e.to_string())?;
-    let opts = Options {
-        pages: page_list,
-        password,
-        ..Options::default()
-    };
+fn extract(files: &[PathBuf], pages: Option<&str>, password: Option<String>, format: Format) -> Result<(), String> {
+    let page_list = pages.map(parse_page_list).transpose().map_err(|e| e.to_string())?;
+    let opts = Options { pages: page_list, password, ..Options::default() };
     let never = AtomicBool::new(false);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -157,11 +133,7 @@ fn extract(
         });
         match result {
             Ok(doc) => {
-                for w in doc
-                    .warnings
-                    .iter()
-                    .chain(doc.pages.iter().flat_map(|p| p.warnings.iter()))
-                {
+                for w in doc.warnings.iter().chain(doc.pages.iter().flat_map(|p| p.warnings.iter())) {
                     bar.suspend(|| {
                         eprintln!(
                             "warning: {}: {}{}",
@@ -181,11 +153,7 @@ fn extract(
     }
     bar.finish_and_clear();
     out.flush().map_err(|e| e.to_string())?;
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("; "))
-    }
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }
 }
 
 /// Peak resident memory of this process (Linux), in MiB.
@@ -197,10 +165,7 @@ fn peak_rss_mib() -> Option<f64> {
 }
 
 fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
     let never = AtomicBool::new(false);
     let (mut total_pages, mut total_secs) = (0usize, 0f64);
     println!("file\tpages\tseconds\tpages/s");
@@ -217,22 +182,11 @@ fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String>
             pages = doc.pages.len();
             std::hint::black_box(&doc);
         }
-        println!(
-            "{}\t{}\t{:.4}\t{:.1}",
-            path.display(),
-            pages,
-            best,
-            pages as f64 / best
-        );
+        println!("{}\t{}\t{:.4}\t{:.1}", path.display(), pages, best, pages as f64 / best);
         total_pages += pages;
         total_secs += best;
     }
-    println!(
-        "TOTAL\t{}\t{:.4}\t{:.1}",
-        total_pages,
-        total_secs,
-        total_pages as f64 / total_secs
-    );
+    println!("TOTAL\t{}\t{:.4}\t{:.1}", total_pages, total_secs, total_pages as f64 / total_secs);
     if let Some(mib) = peak_rss_mib() {
         println!("peak RSS {mib:.1} MiB");
     }
@@ -242,17 +196,8 @@ fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String>
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Extract {
-            files,
-            pages,
-            password,
-            format,
-        } => extract(&files, pages.as_deref(), password, format),
-        Command::Bench {
-            files,
-            threads,
-            repeat,
-        } => bench(&files, threads, repeat),
+        Command::Extract { files, pages, password, format } => extract(&files, pages.as_deref(), password, format),
+        Command::Bench { files, threads, repeat } => bench(&files, threads, repeat),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

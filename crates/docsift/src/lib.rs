@@ -32,31 +32,19 @@ pub enum Format {
     Pdf,
 }
 
-/// PDF headers may follow junk; viewers search the first kilobyte.
-const HEADER_SEARCH_BYTES: usize = 1024;
-
 pub fn sniff(bytes: &[u8]) -> Option<Format> {
-    let head = &bytes[..bytes.len().min(HEADER_SEARCH_BYTES)];
-    head.windows(5)
-        .any(|w| w == b"%PDF-")
-        .then_some(Format::Pdf)
+    (docsift_pdf::has_header(bytes) || docsift_pdf::looks_like_headerless_pdf(bytes)).then_some(Format::Pdf)
 }
 
 /// Parses a page list such as `1,3-5,9` (1-based, inclusive ranges).
 pub fn parse_page_list(spec: &str) -> Result<Vec<usize>, Error> {
-    let bad = || {
-        Error::new(
-            ErrorKind::Unsupported,
-            format!("invalid page list {spec:?}: use e.g. 1,3-5"),
-        )
-    };
+    let bad = || Error::new(ErrorKind::Unsupported, format!("invalid page list {spec:?}: use e.g. 1,3-5"));
     let mut out = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (a, b) = match part.split_once('-') {
-            Some((a, b)) => (
-                a.trim().parse::<usize>().map_err(|_| bad())?,
-                b.trim().parse::<usize>().map_err(|_| bad())?,
-            ),
+            Some((a, b)) => {
+                (a.trim().parse::<usize>().map_err(|_| bad())?, b.trim().parse::<usize>().map_err(|_| bad())?)
+            }
             None => {
                 let n = part.parse::<usize>().map_err(|_| bad())?;
                 (n, n)
@@ -86,10 +74,7 @@ pub fn extract(
     }
     match sniff(bytes) {
         Some(Format::Pdf) => extract_pdf(bytes, opts, progress, cancel),
-        None => Err(Error::new(
-            ErrorKind::Unsupported,
-            "unrecognised input: not a PDF",
-        )),
+        None => Err(Error::new(ErrorKind::Unsupported, "unrecognised input: not a PDF")),
     }
 }
 
@@ -141,11 +126,7 @@ fn extract_pdf(
         repaired: pdf.repaired,
         pdf_version: pdf.version().to_string(),
     };
-    let warnings = pdf
-        .warnings
-        .iter()
-        .map(|w| Warning::document(w.clone()))
-        .collect();
+    let warnings = pdf.warnings.iter().map(|w| Warning::document(w.clone())).collect();
     Ok(Document::new(meta, pages, warnings))
 }
 

@@ -4,6 +4,7 @@
 //! extra tolerance relative to the font size, so large type is not split into letters.
 
 mod bidi;
+mod order;
 
 use std::collections::HashMap;
 
@@ -37,6 +38,9 @@ pub struct TextOptions {
     pub keep_blank_chars: bool,
     pub dedupe: bool,
     pub split_on: Vec<SplitAttr>,
+    /// Keep the content stream's order instead of sorting geometrically (pdfplumber's
+    /// `use_text_flow`): right for documents whose producer wrote text in reading order.
+    pub use_text_flow: bool,
 }
 
 impl Default for TextOptions {
@@ -48,6 +52,7 @@ impl Default for TextOptions {
             keep_blank_chars: false,
             dedupe: true,
             split_on: Vec::new(),
+            use_text_flow: false,
         }
     }
 }
@@ -55,34 +60,25 @@ impl Default for TextOptions {
 impl TextOptions {
     /// pdfplumber's defaults exactly (absolute 3pt tolerances), for comparisons.
     pub fn pdfplumber() -> Self {
-        TextOptions {
-            x_tolerance_ratio: None,
-            ..TextOptions::default()
-        }
+        TextOptions { x_tolerance_ratio: None, ..TextOptions::default() }
     }
 }
 
-/// Removes glyphs drawn again at (almost) the same place with the same text, font and
-/// size — fake bold and shadow effects — keeping the first.
-pub fn dedupe_chars(chars: Vec<Char>, tolerance: f32) -> Vec<Char> {
-    let mut seen: HashMap<(String, String, i32), Vec<(f32, f32)>> = HashMap::new();
-    let mut out = Vec::with_capacity(chars.len());
-    for c in chars {
-        let key = (
-            c.text.clone(),
-            c.font.clone(),
-            (c.size * 10.0).round() as i32,
-        );
+/// Indices of the glyphs to keep: a glyph drawn again at (almost) the same place with the
+/// same text, font and size — fake bold and shadow effects — is dropped, the first kept.
+pub fn dedupe_chars(chars: &[Char], tolerance: f32) -> Vec<usize> {
+    let mut seen: HashMap<(&str, &str, i32), Vec<(f32, f32)>> = HashMap::new();
+    let mut keep = Vec::with_capacity(chars.len());
+    for (i, c) in chars.iter().enumerate() {
+        let key = (c.text.as_str(), c.font.as_str(), (c.size * 10.0).round() as i32);
         let spots = seen.entry(key).or_default();
-        let dup = spots.iter().any(|&(x, y)| {
-            (x - c.bbox.x0).abs() <= tolerance && (y - c.bbox.top).abs() <= tolerance
-        });
+        let dup = spots.iter().any(|&(x, y)| (x - c.bbox.x0).abs() <= tolerance && (y - c.bbox.top).abs() <= tolerance);
         if !dup {
             spots.push((c.bbox.x0, c.bbox.top));
-            out.push(c);
+            keep.push(i);
         }
     }
-    out
+    keep
 }
 
 /// A reading frame: text advances along +u, lines follow along +v.
@@ -107,10 +103,7 @@ impl Frame {
             Direction::Ttb => up.0 > 0.0 || c.upright,
             Direction::Btt => up.0 > 0.0,
         };
-        Frame {
-            direction: c.direction,
-            flipped_lines,
-        }
+        Frame { direction: c.direction, flipped_lines }
     }
 
     /// (u0, u1, v0, v1) of a box in this frame.
@@ -137,24 +130,13 @@ fn is_blank(c: &Char) -> bool {
 
 /// Groups chars (indices) into lines per frame: clusters on the line-axis start with the
 /// y tolerance (chained, as pdfplumber), each line sorted along the text axis.
-fn chars_to_lines(chars: &[Char], y_tolerance: f32) -> Vec<(Frame, Vec<usize>)> {
-    let mut frames: Vec<(Frame, Vec<usize>)> = Vec::new();
-    for (i, c) in chars.iter().enumerate() {
-        let f = Frame::of(c);
-        match frames.iter_mut().find(|(g, _)| *g == f) {
-            Some((_, v)) => v.push(i),
-            None => frames.push((f, vec![i])),
-        }
-    }
-    // The frame with the most text reads first (the page's main direction).
-    frames.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+fn chars_to_lines(chars: &[Char], keep: &[usize], y_tolerance: f32) -> Vec<(Frame, Vec<usize>)> {
     let mut lines = Vec::new();
-    for (frame, mut idx) in frames {
-        let proj: HashMap<usize, (f32, f32, f32, f32)> = idx
-            .iter()
-            .map(|&i| (i, frame.project(&chars[i].bbox)))
-            .collect();
+    for (frame, mut idx) in chars_by_frame(chars, keep) {
+        let proj: HashMap<usize, (f32, f32, f32, f32)> =
+            idx.iter().map(|&i| (i, frame.project(&chars[i].bbox))).collect();
         idx.sort_by(|a, b| proj[a].2.total_cmp(&proj[b].2));
+        let first = lines.len();
         let mut current: Vec<usize> = Vec::new();
         let mut last_v = f32::NEG_INFINITY;
         for i in idx {
@@ -168,11 +150,49 @@ fn chars_to_lines(chars: &[Char], y_tolerance: f32) -> Vec<(Frame, Vec<usize>)> 
         if !current.is_empty() {
             lines.push((frame, current));
         }
-        for (_, line) in lines.iter_mut().filter(|(f, _)| *f == frame) {
+        for (_, line) in &mut lines[first..] {
             line.sort_by(|a, b| proj[a].0.total_cmp(&proj[b].0));
         }
     }
     lines
+}
+
+/// Lines in content-stream order: a line ends where the next glyph leaves it (moves to
+/// another line or jumps back along the text axis).
+fn chars_to_lines_in_flow(chars: &[Char], keep: &[usize], y_tolerance: f32) -> Vec<(Frame, Vec<usize>)> {
+    let mut lines = Vec::new();
+    for (frame, idx) in chars_by_frame(chars, keep) {
+        let mut current: Vec<usize> = Vec::new();
+        for i in idx {
+            if let Some(&p) = current.last() {
+                let (pu0, _, pv0, _) = frame.project(&chars[p].bbox);
+                let (cu0, _, cv0, _) = frame.project(&chars[i].bbox);
+                if (cv0 - pv0).abs() > y_tolerance || cu0 < pu0 {
+                    lines.push((frame, std::mem::take(&mut current)));
+                }
+            }
+            current.push(i);
+        }
+        if !current.is_empty() {
+            lines.push((frame, current));
+        }
+    }
+    lines
+}
+
+/// Char indices per reading frame; the frame with the most text (the page's main
+/// direction) first.
+fn chars_by_frame(chars: &[Char], keep: &[usize]) -> Vec<(Frame, Vec<usize>)> {
+    let mut frames: Vec<(Frame, Vec<usize>)> = Vec::new();
+    for &i in keep {
+        let f = Frame::of(&chars[i]);
+        match frames.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, v)) => v.push(i),
+            None => frames.push((f, vec![i])),
+        }
+    }
+    frames.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    frames
 }
 
 fn attrs_differ(a: &Char, b: &Char, split_on: &[SplitAttr]) -> bool {
@@ -183,19 +203,31 @@ fn attrs_differ(a: &Char, b: &Char, split_on: &[SplitAttr]) -> bool {
     })
 }
 
+/// Share of a blank glyph's width that a neighbouring glyph must cover for the blank to be
+/// ignored: producers draw spaces under letters (pdf.js issues 10900, 13226).
+const COVERED_BLANK_SHARE: f32 = 0.5;
+
+fn covered(blank: (f32, f32), other: Option<(f32, f32)>) -> bool {
+    let width = (blank.1 - blank.0).max(f32::MIN_POSITIVE);
+    other.is_some_and(|(a, b)| (blank.1.min(b) - blank.0.max(a)).max(0.0) >= COVERED_BLANK_SHARE * width)
+}
+
 /// Splits one line's chars into words.
-fn line_to_words(
-    chars: &[Char],
-    frame: Frame,
-    line: &[usize],
-    opts: &TextOptions,
-) -> Vec<Vec<usize>> {
+fn line_to_words(chars: &[Char], frame: Frame, line: &[usize], opts: &TextOptions) -> Vec<Vec<usize>> {
+    let span = |i: usize| {
+        let (u0, u1, _, _) = frame.project(&chars[i].bbox);
+        (u0, u1)
+    };
     let mut words: Vec<Vec<usize>> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     let mut prev: Option<usize> = None;
-    for &i in line {
+    for (k, &i) in line.iter().enumerate() {
         let c = &chars[i];
         if !opts.keep_blank_chars && is_blank(c) {
+            let next = line[k + 1..].iter().copied().find(|&j| !is_blank(&chars[j])).map(span);
+            if covered(span(i), prev.map(span)) || covered(span(i), next) {
+                continue;
+            }
             if !current.is_empty() {
                 words.push(std::mem::take(&mut current));
             }
@@ -235,59 +267,78 @@ fn make_word(chars: &[Char], idx: &[usize], direction: Direction) -> Word {
         bbox = bbox.union(&chars[i].bbox);
     }
     let first = &chars[idx[0]];
-    Word {
-        text,
-        bbox,
-        upright: first.upright,
-        direction,
-        font: first.font.clone(),
-        size: first.size,
-    }
+    Word { text, bbox, upright: first.upright, direction, font: first.font.clone(), size: first.size }
 }
 
-/// Fills `page.words`, `page.lines` and `page.text` from `page.chars` (deduplicated first
-/// when asked). Lines are joined with `\n`, words with a space.
+/// Fills `page.words`, `page.lines` and `page.text` from `page.chars` (which stay as
+/// drawn; overprinted duplicates are skipped when asked). Lines are joined with `\n`,
+/// words with a space.
 pub fn assemble(page: &mut Page, opts: &TextOptions) {
-    if opts.dedupe {
-        let chars = std::mem::take(&mut page.chars);
-        page.chars = dedupe_chars(chars, DEDUPE_TOLERANCE);
-    }
     let chars = &page.chars;
+    let keep: Vec<usize> = if opts.dedupe { dedupe_chars(chars, DEDUPE_TOLERANCE) } else { (0..chars.len()).collect() };
     let mut words: Vec<Word> = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
-    for (frame, line) in chars_to_lines(chars, opts.y_tolerance) {
+    let lines_of_chars = if opts.use_text_flow {
+        chars_to_lines_in_flow(chars, &keep, opts.y_tolerance)
+    } else {
+        chars_to_lines(chars, &keep, opts.y_tolerance)
+    };
+    // Words per geometric line, then line segments (split at wide gaps) per frame.
+    let mut line_words: Vec<(Frame, Vec<Word>)> = Vec::new();
+    for (frame, line) in lines_of_chars {
         let groups = line_to_words(chars, frame, &line, opts);
         if groups.is_empty() {
             continue;
         }
-        let mut line_words: Vec<Word> = groups
-            .iter()
-            .map(|g| make_word(chars, g, frame.direction))
-            .collect();
-        bidi::visual_to_logical(&mut line_words);
-        let start = words.len();
-        let mut bbox = line_words[0].bbox;
-        for w in &line_words {
-            bbox = bbox.union(&w.bbox);
-        }
-        let text = line_words
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        words.extend(line_words);
-        lines.push(Line {
-            text,
-            bbox,
-            direction: frame.direction,
-            words: start..words.len(),
-        });
+        let mut ws: Vec<Word> = groups.iter().map(|g| make_word(chars, g, frame.direction)).collect();
+        bidi::visual_to_logical(&mut ws);
+        line_words.push((frame, ws));
     }
-    page.text = lines
-        .iter()
-        .map(|l| l.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut frames: Vec<Frame> = Vec::new();
+    for (f, _) in &line_words {
+        if !frames.contains(f) {
+            frames.push(*f);
+        }
+    }
+    for frame in frames {
+        let members: Vec<usize> = (0..line_words.len()).filter(|&i| line_words[i].0 == frame).collect();
+        // (line, first word, end word) per segment.
+        let mut segs: Vec<order::Segment> = Vec::new();
+        let mut ranges: Vec<(usize, usize, usize)> = Vec::new();
+        for (line_no, &li) in members.iter().enumerate() {
+            let ws = &line_words[li].1;
+            let mut start = 0;
+            for k in 1..=ws.len() {
+                let split = k == ws.len()
+                    || !opts.use_text_flow && {
+                        let (_, pu1, _, _) = frame.project(&ws[k - 1].bbox);
+                        let (cu0, _, _, _) = frame.project(&ws[k].bbox);
+                        cu0 - pu1 > order::SEGMENT_GAP_EM * ws[k].size.max(ws[k - 1].size)
+                    };
+                if split {
+                    let b = ws[start..k].iter().skip(1).fold(ws[start].bbox, |b, w| b.union(&w.bbox));
+                    let (u0, u1, v0, v1) = frame.project(&b);
+                    segs.push(order::Segment { line: line_no, u0, u1, v0, v1, size: ws[start].size });
+                    ranges.push((li, start, k));
+                    start = k;
+                }
+            }
+        }
+        let groups =
+            if opts.use_text_flow { (0..segs.len()).map(|i| vec![i]).collect() } else { order::order_segments(&segs) };
+        for group in groups {
+            let start = words.len();
+            for &g in &group {
+                let (li, a, b) = ranges[g];
+                words.extend(line_words[li].1[a..b].iter().cloned());
+            }
+            let out = &words[start..];
+            let bbox = out.iter().skip(1).fold(out[0].bbox, |b, w| b.union(&w.bbox));
+            let text = out.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+            lines.push(Line { text, bbox, direction: frame.direction, words: start..words.len() });
+        }
+    }
+    page.text = lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n");
     page.words = words;
     page.lines = lines;
 }
@@ -313,10 +364,7 @@ mod tests {
     }
 
     fn page_of(chars: Vec<Char>) -> Page {
-        Page {
-            chars,
-            ..Page::default()
-        }
+        Page { chars, ..Page::default() }
     }
 
     #[test]
@@ -337,11 +385,8 @@ mod tests {
 
     #[test]
     fn lines_cluster_by_top_and_sort_by_x() {
-        let mut p = page_of(vec![
-            ch("b", 5.0, 20.0, 5.0, 10.0),
-            ch("a", 0.0, 21.0, 5.0, 10.0),
-            ch("c", 0.0, 40.0, 5.0, 10.0),
-        ]);
+        let mut p =
+            page_of(vec![ch("b", 5.0, 20.0, 5.0, 10.0), ch("a", 0.0, 21.0, 5.0, 10.0), ch("c", 0.0, 40.0, 5.0, 10.0)]);
         assemble(&mut p, &TextOptions::default());
         assert_eq!(p.text, "ab\nc");
         assert_eq!(p.lines.len(), 2);
@@ -350,14 +395,19 @@ mod tests {
 
     #[test]
     fn space_chars_split_words_and_are_dropped() {
-        let mut p = page_of(vec![
-            ch("a", 0.0, 0.0, 5.0, 10.0),
-            ch(" ", 5.0, 0.0, 1.0, 10.0),
-            ch("b", 6.0, 0.0, 5.0, 10.0),
-        ]);
+        let mut p =
+            page_of(vec![ch("a", 0.0, 0.0, 5.0, 10.0), ch(" ", 5.0, 0.0, 1.0, 10.0), ch("b", 6.0, 0.0, 5.0, 10.0)]);
         assemble(&mut p, &TextOptions::default());
         assert_eq!(p.words.len(), 2);
         assert_eq!(p.text, "a b");
+    }
+
+    #[test]
+    fn space_drawn_under_a_letter_is_not_a_word_break() {
+        let mut p =
+            page_of(vec![ch("8", 0.0, 0.0, 4.0, 8.0), ch(" ", 0.1, 0.0, 2.0, 8.0), ch("5", 4.0, 0.0, 4.0, 8.0)]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "85");
     }
 
     #[test]
@@ -366,11 +416,8 @@ mod tests {
         let mut shifted = c.clone();
         shifted.bbox.x0 += 0.5;
         shifted.bbox.x1 += 0.5;
-        let out = dedupe_chars(
-            vec![c.clone(), shifted, ch("a", 20.0, 0.0, 5.0, 10.0)],
-            DEDUPE_TOLERANCE,
-        );
-        assert_eq!(out.len(), 2);
+        let keep = dedupe_chars(&[c.clone(), shifted, ch("a", 20.0, 0.0, 5.0, 10.0)], DEDUPE_TOLERANCE);
+        assert_eq!(keep, vec![0, 2]);
     }
 
     #[test]
@@ -382,28 +429,31 @@ mod tests {
         assemble(&mut p, &TextOptions::default());
         assert_eq!(p.text, "ab");
         let mut p = page_of(vec![a, b]);
-        assemble(
-            &mut p,
-            &TextOptions {
-                split_on: vec![SplitAttr::Font],
-                ..TextOptions::default()
-            },
-        );
+        assemble(&mut p, &TextOptions { split_on: vec![SplitAttr::Font], ..TextOptions::default() });
         assert_eq!(p.text, "a b");
     }
 
     #[test]
+    fn text_flow_keeps_content_order() {
+        // Two columns drawn column by column: geometric order interleaves them, flow does not.
+        let chars = vec![
+            ch("a", 0.0, 0.0, 5.0, 10.0),
+            ch("b", 0.0, 20.0, 5.0, 10.0),
+            ch("c", 100.0, 0.0, 5.0, 10.0),
+            ch("d", 100.0, 20.0, 5.0, 10.0),
+        ];
+        let mut p = page_of(chars.clone());
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "a c\nb d");
+        let mut p = page_of(chars);
+        assemble(&mut p, &TextOptions { use_text_flow: true, ..TextOptions::default() });
+        assert_eq!(p.text, "a\nb\nc\nd");
+    }
+
+    #[test]
     fn vertical_run_reads_top_to_bottom_columns_right_to_left() {
-        let v = |t: &str, x0: f32, top: f32| Char {
-            direction: Direction::Ttb,
-            ..ch(t, x0, top, 10.0, 10.0)
-        };
-        let mut p = page_of(vec![
-            v("一", 100.0, 0.0),
-            v("二", 100.0, 10.0),
-            v("三", 80.0, 0.0),
-            v("四", 80.0, 10.0),
-        ]);
+        let v = |t: &str, x0: f32, top: f32| Char { direction: Direction::Ttb, ..ch(t, x0, top, 10.0, 10.0) };
+        let mut p = page_of(vec![v("一", 100.0, 0.0), v("二", 100.0, 10.0), v("三", 80.0, 0.0), v("四", 80.0, 10.0)]);
         assemble(&mut p, &TextOptions::default());
         assert_eq!(p.text, "一二\n三四");
         assert_eq!(p.words[0].direction, Direction::Ttb);

@@ -32,10 +32,7 @@ pub struct Error {
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
-            kind,
-            message: message.into(),
-        }
+        Error { kind, message: message.into() }
     }
 
     pub fn malformed(message: impl Into<String>) -> Self {
@@ -50,12 +47,8 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self.kind {
             ErrorKind::Malformed => "malformed",
-            ErrorKind::Encrypted {
-                needs_password: true,
-            } => "password_required",
-            ErrorKind::Encrypted {
-                needs_password: false,
-            } => "encrypted",
+            ErrorKind::Encrypted { needs_password: true } => "password_required",
+            ErrorKind::Encrypted { needs_password: false } => "encrypted",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::LimitExceeded => "limit_exceeded",
             ErrorKind::Cancelled => "cancelled",
@@ -76,16 +69,10 @@ pub struct Warning {
 
 impl Warning {
     pub fn page(page: usize, message: impl Into<String>) -> Self {
-        Warning {
-            page: Some(page),
-            message: message.into(),
-        }
+        Warning { page: Some(page), message: message.into() }
     }
 
     pub fn document(message: impl Into<String>) -> Self {
-        Warning {
-            page: None,
-            message: message.into(),
-        }
+        Warning { page: None, message: message.into() }
     }
 }

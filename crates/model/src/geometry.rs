@@ -11,22 +11,12 @@ pub struct BBox {
 
 impl BBox {
     pub fn new(x0: f32, top: f32, x1: f32, bottom: f32) -> Self {
-        BBox {
-            x0: x0.min(x1),
-            top: top.min(bottom),
-            x1: x0.max(x1),
-            bottom: top.max(bottom),
-        }
+        BBox { x0: x0.min(x1), top: top.min(bottom), x1: x0.max(x1), bottom: top.max(bottom) }
     }
 
     /// The smallest box holding all `points`.
     pub fn from_points(points: &[(f32, f32)]) -> Self {
-        let mut b = BBox {
-            x0: f32::INFINITY,
-            top: f32::INFINITY,
-            x1: f32::NEG_INFINITY,
-            bottom: f32::NEG_INFINITY,
-        };
+        let mut b = BBox { x0: f32::INFINITY, top: f32::INFINITY, x1: f32::NEG_INFINITY, bottom: f32::NEG_INFINITY };
         for &(x, y) in points {
             b.x0 = b.x0.min(x);
             b.x1 = b.x1.max(x);

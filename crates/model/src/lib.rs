@@ -156,12 +156,7 @@ pub struct Document {
 
 impl Document {
     pub fn new(meta: Meta, pages: Vec<Page>, warnings: Vec<Warning>) -> Self {
-        Document {
-            schema: SCHEMA.to_string(),
-            meta,
-            pages,
-            warnings,
-        }
+        Document { schema: SCHEMA.to_string(), meta, pages, warnings }
     }
 }
 

@@ -24,11 +24,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_stream_bytes: 256 << 20,
-            max_page_tree_depth: 64,
-            max_ops_per_page: 20_000_000,
-        }
+        Limits { max_stream_bytes: 256 << 20, max_page_tree_depth: 64, max_ops_per_page: 20_000_000 }
     }
 }
 
@@ -47,11 +43,7 @@ impl PageInfo {
     pub fn size(&self) -> (f32, f32) {
         let [x0, y0, x1, y1] = self.view;
         let (w, h) = (x1 - x0, y1 - y0);
-        if self.rotate % 180 == 0 {
-            (w, h)
-        } else {
-            (h, w)
-        }
+        if self.rotate % 180 == 0 { (w, h) } else { (h, w) }
     }
 
     /// User space -> displayed page space (origin top-left, y down, rotation applied).
@@ -82,19 +74,21 @@ pub struct PdfDocument {
 }
 
 impl PdfDocument {
-    pub fn open(
-        bytes: &[u8],
-        password: Option<&str>,
-        limits: Limits,
-    ) -> Result<PdfDocument, PdfError> {
+    pub fn open(bytes: &[u8], password: Option<&str>, limits: Limits) -> Result<PdfDocument, PdfError> {
         if bytes.is_empty() {
             return Err(PdfError::Empty);
         }
-        if !bytes.windows(5).take(1024).any(|w| w == b"%PDF-")
-            && !bytes.windows(5).any(|w| w == b"%PDF-")
-        {
+        let patched;
+        let bytes = if has_header(bytes) {
+            bytes
+        } else if looks_like_headerless_pdf(bytes) {
+            // Viewers open files that lost their header; lopdf needs one. Offsets shift, so
+            // its xref repair takes over.
+            patched = [b"%PDF-1.7\n".as_slice(), bytes].concat();
+            &patched[..]
+        } else {
             return Err(PdfError::NotPdf);
-        }
+        };
         let options = lopdf::LoadOptions {
             password: Some(password.unwrap_or("").to_string()),
             max_decompressed_size: Some(limits.max_stream_bytes),
@@ -103,36 +97,22 @@ impl PdfDocument {
         let doc = match Document::load_mem_with_options(bytes, options) {
             Ok(d) => d,
             Err(lopdf::Error::InvalidPassword) | Err(lopdf::Error::Decryption(_)) => {
-                return Err(PdfError::Password {
-                    supplied: password.is_some_and(|p| !p.is_empty()),
-                });
+                return Err(PdfError::Password { supplied: password.is_some_and(|p| !p.is_empty()) });
             }
             Err(e) => return Err(PdfError::Load(e.to_string())),
         };
         let encrypted = doc.was_encrypted() || doc.is_encrypted();
         if doc.is_encrypted() {
-            return Err(PdfError::Password {
-                supplied: password.is_some_and(|p| !p.is_empty()),
-            });
+            return Err(PdfError::Password { supplied: password.is_some_and(|p| !p.is_empty()) });
         }
         let repaired = doc.xref_recovery.is_some();
         let mut warnings = Vec::new();
         if repaired {
-            warnings.push(
-                "the cross-reference table was damaged and has been rebuilt by scanning the file"
-                    .to_string(),
-            );
+            warnings
+                .push("the cross-reference table was damaged and has been rebuilt by scanning the file".to_string());
         }
         let pages = collect_pages(&doc, limits.max_page_tree_depth, &mut warnings)?;
-        Ok(PdfDocument {
-            doc,
-            pages,
-            fonts: Mutex::new(HashMap::new()),
-            limits,
-            warnings,
-            encrypted,
-            repaired,
-        })
+        Ok(PdfDocument { doc, pages, fonts: Mutex::new(HashMap::new()), limits, warnings, encrypted, repaired })
     }
 
     pub fn lopdf(&self) -> &Document {
@@ -149,12 +129,7 @@ impl PdfDocument {
 
     /// A document information entry (`Title`, `Author`, ...) as text.
     pub fn info(&self, key: &[u8]) -> Option<String> {
-        let info = self
-            .doc
-            .trailer
-            .get(b"Info")
-            .ok()
-            .map(|o| resolve(&self.doc, o))?;
+        let info = self.doc.trailer.get(b"Info").ok().map(|o| resolve(&self.doc, o))?;
         let Object::Dictionary(d) = info else {
             return None;
         };
@@ -184,8 +159,7 @@ impl PdfDocument {
         let Ok(Object::Dictionary(dict)) = self.doc.get_object(page.id) else {
             return Vec::new();
         };
-        let streams: Vec<&Object> = match dict.get(b"Contents").ok().map(|o| resolve(&self.doc, o))
-        {
+        let streams: Vec<&Object> = match dict.get(b"Contents").ok().map(|o| resolve(&self.doc, o)) {
             Some(Object::Array(a)) => a.iter().collect(),
             Some(o) => vec![o],
             None => Vec::new(),
@@ -197,15 +171,15 @@ impl PdfDocument {
                     match self.stream_content(st) {
                         Some(bytes) => {
                             if out.len() + bytes.len() > self.limits.max_stream_bytes {
-                                warnings.push("page content exceeds the stream size limit; the rest was skipped".into());
+                                warnings
+                                    .push("page content exceeds the stream size limit; the rest was skipped".into());
                                 break;
                             }
                             out.extend_from_slice(&bytes);
                             // Streams split anywhere between tokens: keep them apart.
                             out.push(b'\n');
                         }
-                        None => warnings
-                            .push("a content stream could not be decoded and was skipped".into()),
+                        None => warnings.push("a content stream could not be decoded and was skipped".into()),
                     }
                 }
                 Object::Null => {}
@@ -238,6 +212,19 @@ impl PdfDocument {
     }
 }
 
+/// PDF headers may follow junk; viewers search the first kilobyte.
+const HEADER_SEARCH_BYTES: usize = 1024;
+
+pub fn has_header(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(HEADER_SEARCH_BYTES)].windows(5).any(|w| w == b"%PDF-")
+}
+
+/// No header, but the first kilobyte holds an indirect object: a PDF that lost its header.
+pub fn looks_like_headerless_pdf(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(HEADER_SEARCH_BYTES)];
+    head.windows(4).any(|w| w == b" obj") && bytes.windows(6).any(|w| w == b"endobj")
+}
+
 fn rect_of(doc: &Document, obj: Option<&Object>) -> Option<[f32; 4]> {
     let Object::Array(a) = resolve(doc, obj?) else {
         return None;
@@ -246,12 +233,7 @@ fn rect_of(doc: &Document, obj: Option<&Object>) -> Option<[f32; 4]> {
     if n.len() != 4 {
         return None;
     }
-    let r = [
-        n[0].min(n[2]),
-        n[1].min(n[3]),
-        n[0].max(n[2]),
-        n[1].max(n[3]),
-    ];
+    let r = [n[0].min(n[2]), n[1].min(n[3]), n[0].max(n[2]), n[1].max(n[3])];
     (r[2] > r[0] && r[3] > r[1]).then_some(r)
 }
 
@@ -283,11 +265,7 @@ impl Inherited {
         if let Some(r) = rect_of(doc, node.get(b"CropBox").ok()) {
             self.crop = Some(r);
         }
-        if let Some(r) = node
-            .get(b"Rotate")
-            .ok()
-            .and_then(|o| crate::objects::number(doc, o))
-        {
+        if let Some(r) = node.get(b"Rotate").ok().and_then(|o| crate::objects::number(doc, o)) {
             self.rotate = Some(r as i32);
         }
     }
@@ -298,12 +276,7 @@ impl Inherited {
         let media = self.media.unwrap_or(DEFAULT_MEDIA_BOX);
         let view = match self.crop {
             Some(c) => {
-                let v = [
-                    c[0].max(media[0]),
-                    c[1].max(media[1]),
-                    c[2].min(media[2]),
-                    c[3].min(media[3]),
-                ];
+                let v = [c[0].max(media[0]), c[1].max(media[1]), c[2].min(media[2]), c[3].min(media[3])];
                 if v[2] > v[0] && v[3] > v[1] { v } else { media }
             }
             None => media,
@@ -320,16 +293,8 @@ impl Inherited {
 
 /// Walks the page tree iteratively (no recursion: depth is bounded by a limit, not the
 /// stack). A kid seen twice is a cycle: skipped with a warning.
-fn collect_pages(
-    doc: &Document,
-    max_depth: usize,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<PageInfo>, PdfError> {
-    let root = doc
-        .catalog()
-        .ok()
-        .and_then(|c| c.get(b"Pages").ok())
-        .and_then(|o| o.as_reference().ok());
+fn collect_pages(doc: &Document, max_depth: usize, warnings: &mut Vec<String>) -> Result<Vec<PageInfo>, PdfError> {
+    let root = doc.catalog().ok().and_then(|c| c.get(b"Pages").ok()).and_then(|o| o.as_reference().ok());
     let mut pages = Vec::new();
     let mut seen: HashSet<ObjectId> = HashSet::new();
     let mut cycle = false;
@@ -350,8 +315,7 @@ fn collect_pages(
             let mut inh = inherited;
             inh.update(doc, node);
             let kids = get_array(doc, node, b"Kids");
-            let is_page = node.get(b"Type").ok().and_then(|t| t.as_name().ok()) == Some(b"Page")
-                || kids.is_none();
+            let is_page = node.get(b"Type").ok().and_then(|t| t.as_name().ok()) == Some(b"Page") || kids.is_none();
             if is_page {
                 pages.push(inh.page(id));
                 continue;
@@ -364,10 +328,7 @@ fn collect_pages(
         }
     }
     if cycle {
-        warnings.push(
-            "the page tree refers to a node twice (a cycle or shared kid); the repeat was skipped"
-                .into(),
-        );
+        warnings.push("the page tree refers to a node twice (a cycle or shared kid); the repeat was skipped".into());
     }
     if pages.is_empty() {
         // A broken tree: fall back to every page object in the file, in object order.
@@ -379,8 +340,7 @@ fn collect_pages(
             .collect();
         ids.sort();
         if !ids.is_empty() {
-            warnings
-                .push("the page tree is unusable; pages were recovered by scanning objects".into());
+            warnings.push("the page tree is unusable; pages were recovered by scanning objects".into());
         }
         for id in ids {
             let mut inh = Inherited::default();
@@ -394,11 +354,7 @@ fn collect_pages(
         }
     }
     if pages.is_empty() {
-        return Err(if cycle {
-            PdfError::PageTreeCycle
-        } else {
-            PdfError::NoPages
-        });
+        return Err(if cycle { PdfError::PageTreeCycle } else { PdfError::NoPages });
     }
     Ok(pages)
 }

@@ -24,9 +24,7 @@ pub enum PdfError {
 impl From<PdfError> for Error {
     fn from(e: PdfError) -> Error {
         let kind = match e {
-            PdfError::Password { .. } => ErrorKind::Encrypted {
-                needs_password: true,
-            },
+            PdfError::Password { .. } => ErrorKind::Encrypted { needs_password: true },
             PdfError::PageTreeTooDeep(_) => ErrorKind::LimitExceeded,
             PdfError::NoSuchPage(..) => ErrorKind::Unsupported,
             _ => ErrorKind::Malformed,

@@ -41,15 +41,7 @@ pub trait Device {
     fn glyph(&mut self, _g: &ShownGlyph) {}
     fn segment(&mut self, _from: (f32, f32), _to: (f32, f32), _width: f32, _stroke: bool) {}
     fn rect(&mut self, _bbox: BBox, _stroke: bool, _fill: bool) {}
-    fn image(
-        &mut self,
-        _bbox: BBox,
-        _width: u32,
-        _height: u32,
-        _filter: Option<String>,
-        _object: Option<u32>,
-    ) {
-    }
+    fn image(&mut self, _bbox: BBox, _width: u32, _height: u32, _filter: Option<String>, _object: Option<u32>) {}
     fn warning(&mut self, _message: String) {}
 }
 
@@ -130,10 +122,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
             if self.ops_left == 0 {
                 if !self.budget_warned {
                     self.budget_warned = true;
-                    self.device.warning(
-                        "operation budget exhausted; the rest of the page content was skipped"
-                            .into(),
-                    );
+                    self.device.warning("operation budget exhausted; the rest of the page content was skipped".into());
                 }
                 return;
             }
@@ -149,14 +138,8 @@ impl<'d, D: Device> Interpreter<'d, D> {
 
     fn operator(&mut self, op: &[u8], o: &[Operand], res: Option<&Dictionary>) {
         let n = |i: usize| o.get(i).and_then(Operand::as_f32).unwrap_or(0.0);
-        let last_n = |k: usize| -> Vec<f32> {
-            o.iter()
-                .rev()
-                .take(k)
-                .rev()
-                .map(|x| x.as_f32().unwrap_or(0.0))
-                .collect()
-        };
+        let last_n =
+            |k: usize| -> Vec<f32> { o.iter().rev().take(k).rev().map(|x| x.as_f32().unwrap_or(0.0)).collect() };
         match op {
             b"q" => {
                 if self.stack.len() < MAX_GSTATE_DEPTH {
@@ -275,10 +258,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
             }
             // Marked content.
             b"BMC" | b"BDC" => {
-                let tag = o
-                    .first()
-                    .and_then(Operand::as_name)
-                    .map(|n| String::from_utf8_lossy(n).into_owned());
+                let tag = o.first().and_then(Operand::as_name).map(|n| String::from_utf8_lossy(n).into_owned());
                 if self.tags.len() < MAX_GSTATE_DEPTH {
                     self.tags.push(tag);
                 }
@@ -295,10 +275,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
         let Some(name) = o.first().and_then(Operand::as_name) else {
             return;
         };
-        let Some(gs) = res
-            .and_then(|r| get_dict(doc, r, b"ExtGState"))
-            .and_then(|d| get_dict(doc, d, name))
-        else {
+        let Some(gs) = res.and_then(|r| get_dict(doc, r, b"ExtGState")).and_then(|d| get_dict(doc, d, name)) else {
             return;
         };
         if let Some(lw) = get_number(doc, gs, b"LW") {
@@ -344,11 +321,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
         let gs = &self.gs;
         let vertical = gs.font.as_ref().is_some_and(|(f, _)| f.vertical);
         let d = -amount / 1000.0 * gs.font_size;
-        let shift = if vertical {
-            Matrix::translate(0.0, d)
-        } else {
-            Matrix::translate(d * gs.h_scale, 0.0)
-        };
+        let shift = if vertical { Matrix::translate(0.0, d) } else { Matrix::translate(d * gs.h_scale, 0.0) };
         self.tm = shift.then(&self.tm);
     }
 
@@ -359,34 +332,16 @@ impl<'d, D: Device> Interpreter<'d, D> {
         let fs = self.gs.font_size;
         let th = self.gs.h_scale;
         let rise = self.gs.rise;
-        let tag = self
-            .tags
-            .iter()
-            .rev()
-            .find_map(|t| t.as_deref())
-            .map(str::to_string);
+        let tag = self.tags.iter().rev().find_map(|t| t.as_deref()).map(str::to_string);
         for glyph in font.glyphs(bytes) {
             let trm = self.tm.then(&self.gs.ctm);
-            let spacing = self.gs.char_spacing
-                + if glyph.is_space_code {
-                    self.gs.word_spacing
-                } else {
-                    0.0
-                };
+            let spacing = self.gs.char_spacing + if glyph.is_space_code { self.gs.word_spacing } else { 0.0 };
             let (corners, advance) = glyph_box(&font, &glyph, fs, th, rise, spacing);
             let pts = corners.map(|(x, y)| trm.apply(x, y));
             let bbox = BBox::from_points(&pts);
-            let (ax, ay) = if font.vertical {
-                trm.apply_vector(0.0, -1.0)
-            } else {
-                trm.apply_vector(1.0, 0.0)
-            };
+            let (ax, ay) = if font.vertical { trm.apply_vector(0.0, -1.0) } else { trm.apply_vector(1.0, 0.0) };
             let (ux, uy) = trm.apply_vector(0.0, 1.0);
-            if bbox.x0.is_finite()
-                && bbox.top.is_finite()
-                && bbox.x1.is_finite()
-                && bbox.bottom.is_finite()
-            {
+            if bbox.x0.is_finite() && bbox.top.is_finite() && bbox.x1.is_finite() && bbox.bottom.is_finite() {
                 let raw = glyph.text.as_deref();
                 let mapped = raw.is_some_and(|t| !t.is_empty() || glyph.code != 0);
                 let text: &str = match raw {
@@ -423,8 +378,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
     fn paint(&mut self, stroke: bool, fill: bool, close: bool) {
         let path = std::mem::take(&mut self.path);
         let ctm = self.path_ctm;
-        let width =
-            self.gs.line_width * vector_len(ctm.apply_vector(1.0, 0.0)).max(f32::MIN_POSITIVE);
+        let width = self.gs.line_width * vector_len(ctm.apply_vector(1.0, 0.0)).max(f32::MIN_POSITIVE);
         let mut start: Option<(f32, f32)> = None;
         let mut cur: Option<(f32, f32)> = None;
         // Points of the current subpath that are all line segments, for rectangle detection.
@@ -473,12 +427,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
                     cur = start;
                 }
                 PathOp::Rect(x, y, w, h) => {
-                    let pts = [
-                        ctm.apply(x, y),
-                        ctm.apply(x + w, y),
-                        ctm.apply(x + w, y + h),
-                        ctm.apply(x, y + h),
-                    ];
+                    let pts = [ctm.apply(x, y), ctm.apply(x + w, y), ctm.apply(x + w, y + h), ctm.apply(x, y + h)];
                     if let Some(b) = axis_aligned_rect(&pts) {
                         self.device.rect(b, stroke, fill);
                     } else {
@@ -513,10 +462,9 @@ impl<'d, D: Device> Interpreter<'d, D> {
                 let h = get_number(doc, dict, b"Height").unwrap_or(0.0).max(0.0) as u32;
                 let filter = match get(doc, dict, b"Filter") {
                     Some(Object::Name(n)) => Some(String::from_utf8_lossy(n).into_owned()),
-                    Some(Object::Array(a)) => a
-                        .last()
-                        .and_then(|f| f.as_name().ok())
-                        .map(|n| String::from_utf8_lossy(n).into_owned()),
+                    Some(Object::Array(a)) => {
+                        a.last().and_then(|f| f.as_name().ok()).map(|n| String::from_utf8_lossy(n).into_owned())
+                    }
                     _ => None,
                 };
                 let bbox = self.unit_square_bbox();
@@ -525,25 +473,21 @@ impl<'d, D: Device> Interpreter<'d, D> {
             Some(b"Form") => {
                 let Some(id) = id else { return };
                 if self.form_stack.contains(&id) {
-                    self.device
-                        .warning("form XObject draws itself; the recursion was cut".into());
+                    self.device.warning("form XObject draws itself; the recursion was cut".into());
                     return;
                 }
                 if self.form_stack.len() >= MAX_FORM_DEPTH {
-                    self.device.warning(format!(
-                        "form XObjects nested deeper than {MAX_FORM_DEPTH}; the rest was skipped"
-                    ));
+                    self.device
+                        .warning(format!("form XObjects nested deeper than {MAX_FORM_DEPTH}; the rest was skipped"));
                     return;
                 }
                 let Some(content) = self.doc.stream_content(stream) else {
-                    self.device
-                        .warning("form XObject content could not be decoded".into());
+                    self.device.warning("form XObject content could not be decoded".into());
                     return;
                 };
                 let saved = (self.gs.clone(), self.stack.len(), self.tm, self.tlm);
-                if let Some(m) = crate::objects::get_array(doc, dict, b"Matrix")
-                    .map(|a| numbers(doc, a))
-                    .filter(|m| m.len() == 6)
+                if let Some(m) =
+                    crate::objects::get_array(doc, dict, b"Matrix").map(|a| numbers(doc, a)).filter(|m| m.len() == 6)
                 {
                     let fm = Matrix([m[0], m[1], m[2], m[3], m[4], m[5]]);
                     if fm.is_finite() {
@@ -565,12 +509,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
 
     fn unit_square_bbox(&self) -> BBox {
         let c = self.gs.ctm;
-        BBox::from_points(&[
-            c.apply(0.0, 0.0),
-            c.apply(1.0, 0.0),
-            c.apply(0.0, 1.0),
-            c.apply(1.0, 1.0),
-        ])
+        BBox::from_points(&[c.apply(0.0, 0.0), c.apply(1.0, 0.0), c.apply(0.0, 1.0), c.apply(1.0, 1.0)])
     }
 
     fn inline_image(&mut self, lx: &mut Lexer) {
@@ -588,30 +527,14 @@ impl<'d, D: Device> Interpreter<'d, D> {
                 Some(_) => {}
             }
         }
-        let find = |names: &[&[u8]]| {
-            dict.iter()
-                .find(|(k, _)| names.contains(&k.as_slice()))
-                .map(|(_, v)| v)
-        };
-        let w = find(&[b"W", b"Width"])
-            .and_then(Operand::as_f32)
-            .unwrap_or(0.0)
-            .max(0.0) as u32;
-        let h = find(&[b"H", b"Height"])
-            .and_then(Operand::as_f32)
-            .unwrap_or(0.0)
-            .max(0.0) as u32;
-        let bpc = find(&[b"BPC", b"BitsPerComponent"])
-            .and_then(Operand::as_f32)
-            .unwrap_or(8.0)
-            .max(1.0) as usize;
+        let find = |names: &[&[u8]]| dict.iter().find(|(k, _)| names.contains(&k.as_slice())).map(|(_, v)| v);
+        let w = find(&[b"W", b"Width"]).and_then(Operand::as_f32).unwrap_or(0.0).max(0.0) as u32;
+        let h = find(&[b"H", b"Height"]).and_then(Operand::as_f32).unwrap_or(0.0).max(0.0) as u32;
+        let bpc = find(&[b"BPC", b"BitsPerComponent"]).and_then(Operand::as_f32).unwrap_or(8.0).max(1.0) as usize;
         let mask = find(&[b"IM", b"ImageMask"]) == Some(&Operand::Bool(true));
         let filter = find(&[b"F", b"Filter"]).and_then(|f| match f {
             Operand::Name(n) => Some(String::from_utf8_lossy(n).into_owned()),
-            Operand::Array(a) => a
-                .last()
-                .and_then(Operand::as_name)
-                .map(|n| String::from_utf8_lossy(n).into_owned()),
+            Operand::Array(a) => a.last().and_then(Operand::as_name).map(|n| String::from_utf8_lossy(n).into_owned()),
             _ => None,
         });
         let comps = if mask {
@@ -634,14 +557,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
 }
 
 /// Corners of a glyph's box in text space (before Tm × CTM) and the advance matrix.
-fn glyph_box(
-    font: &Font,
-    g: &Glyph,
-    fs: f32,
-    th: f32,
-    rise: f32,
-    spacing: f32,
-) -> ([(f32, f32); 4], Matrix) {
+fn glyph_box(font: &Font, g: &Glyph, fs: f32, th: f32, rise: f32, spacing: f32) -> ([(f32, f32); 4], Matrix) {
     if let Some((w1y, vx, _vy)) = g.vmetrics {
         // The current point is the vertical origin, the top middle of the glyph's em box.
         let x0 = -vx * fs;
@@ -649,19 +565,13 @@ fn glyph_box(
         let top = rise;
         let bottom = rise + w1y * fs;
         let ty = w1y * fs + spacing;
-        (
-            [(x0, bottom), (x1, bottom), (x1, top), (x0, top)],
-            Matrix::translate(0.0, ty),
-        )
+        ([(x0, bottom), (x1, bottom), (x1, top), (x0, top)], Matrix::translate(0.0, ty))
     } else {
         let adv = g.width * fs * th;
         let y0 = font.descent * fs + rise;
         let y1 = y0 + fs;
         let tx = (g.width * fs + spacing) * th;
-        (
-            [(0.0, y0), (adv, y0), (adv, y1), (0.0, y1)],
-            Matrix::translate(tx, 0.0),
-        )
+        ([(0.0, y0), (adv, y0), (adv, y1), (0.0, y1)], Matrix::translate(tx, 0.0))
     }
 }
 
@@ -671,22 +581,14 @@ fn vector_len((x, y): (f32, f32)) -> f32 {
 
 fn unit(v: (f32, f32)) -> (f32, f32) {
     let l = vector_len(v);
-    if l > 0.0 {
-        (v.0 / l, v.1 / l)
-    } else {
-        (1.0, 0.0)
-    }
+    if l > 0.0 { (v.0 / l, v.1 / l) } else { (1.0, 0.0) }
 }
 
 /// Four (or five, closed) points forming an axis-aligned rectangle -> its box.
 fn axis_aligned_rect(pts: &[(f32, f32)]) -> Option<BBox> {
     /// Corners closer than this (points) count as aligned: absorbs rounding in producers.
     const ALIGN_TOLERANCE: f32 = 0.01;
-    let pts: &[(f32, f32)] = if pts.len() == 5 && pts[0] == pts[4] {
-        &pts[..4]
-    } else {
-        pts
-    };
+    let pts: &[(f32, f32)] = if pts.len() == 5 && pts[0] == pts[4] { &pts[..4] } else { pts };
     if pts.len() != 4 {
         return None;
     }

@@ -53,10 +53,7 @@ pub fn is_whitespace(b: u8) -> bool {
 
 #[inline]
 pub fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%'
-    )
+    matches!(b, b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%')
 }
 
 fn hex_value(b: u8) -> Option<u8> {
@@ -116,18 +113,11 @@ impl<'a> Lexer<'a> {
             b'/' => {
                 self.pos += 1;
                 let start = self.pos;
-                while self.pos < data.len()
-                    && !is_whitespace(data[self.pos])
-                    && !is_delimiter(data[self.pos])
-                {
+                while self.pos < data.len() && !is_whitespace(data[self.pos]) && !is_delimiter(data[self.pos]) {
                     self.pos += 1;
                 }
                 let raw = &data[start..self.pos];
-                let name = if raw.contains(&b'#') {
-                    Cow::Owned(decode_name_escapes(raw))
-                } else {
-                    Cow::Borrowed(raw)
-                };
+                let name = if raw.contains(&b'#') { Cow::Owned(decode_name_escapes(raw)) } else { Cow::Borrowed(raw) };
                 Some(Token::Operand(Operand::Name(name)))
             }
             b'(' => Some(Token::Operand(Operand::Str(self.literal_string()))),
@@ -140,11 +130,7 @@ impl<'a> Lexer<'a> {
                 }
             }
             b'>' => {
-                self.pos += if data.get(self.pos + 1) == Some(&b'>') {
-                    2
-                } else {
-                    1
-                };
+                self.pos += if data.get(self.pos + 1) == Some(&b'>') { 2 } else { 1 };
                 Some(Token::DictEnd)
             }
             b'[' => {
@@ -166,10 +152,7 @@ impl<'a> Lexer<'a> {
             b'0'..=b'9' | b'+' | b'-' | b'.' => Some(self.number_or_keyword()),
             _ => {
                 let start = self.pos;
-                while self.pos < data.len()
-                    && !is_whitespace(data[self.pos])
-                    && !is_delimiter(data[self.pos])
-                {
+                while self.pos < data.len() && !is_whitespace(data[self.pos]) && !is_delimiter(data[self.pos]) {
                     self.pos += 1;
                 }
                 let word = &data[start..self.pos];
@@ -356,10 +339,7 @@ impl<'a> Lexer<'a> {
         if let Some(len) = expected_len {
             let end = self.pos.saturating_add(len);
             if let Some(after) = data.get(end..) {
-                let trimmed = after
-                    .iter()
-                    .position(|&b| !is_whitespace(b))
-                    .unwrap_or(after.len());
+                let trimmed = after.iter().position(|&b| !is_whitespace(b)).unwrap_or(after.len());
                 if after[trimmed..].starts_with(b"EI") {
                     self.pos = end + trimmed + 2;
                     return;
@@ -422,10 +402,8 @@ fn decode_name_escapes(raw: &[u8]) -> Vec<u8> {
     let mut i = 0;
     while i < raw.len() {
         if raw[i] == b'#'
-            && let (Some(h), Some(l)) = (
-                raw.get(i + 1).and_then(|&b| hex_value(b)),
-                raw.get(i + 2).and_then(|&b| hex_value(b)),
-            )
+            && let (Some(h), Some(l)) =
+                (raw.get(i + 1).and_then(|&b| hex_value(b)), raw.get(i + 2).and_then(|&b| hex_value(b)))
         {
             out.push(h << 4 | l);
             i += 3;
@@ -446,10 +424,7 @@ mod tests {
         let mut out = Vec::new();
         let mut operands = Vec::new();
         while let Some(op) = lx.next_operation(&mut operands) {
-            out.push((
-                std::mem::take(&mut operands),
-                String::from_utf8_lossy(op).into_owned(),
-            ));
+            out.push((std::mem::take(&mut operands), String::from_utf8_lossy(op).into_owned()));
         }
         out
     }
@@ -458,10 +433,7 @@ mod tests {
     fn reads_operands_and_operators() {
         let r = ops(b"BT /F1 12 Tf 1 0 0 1 -72.5 .5 Tm (Hi) Tj ET");
         assert_eq!(r[1].1, "Tf");
-        assert_eq!(
-            r[1].0,
-            vec![Operand::Name(Cow::Borrowed(b"F1")), Operand::Number(12.0)]
-        );
+        assert_eq!(r[1].0, vec![Operand::Name(Cow::Borrowed(b"F1")), Operand::Number(12.0)]);
         assert_eq!(r[2].0[4], Operand::Number(-72.5));
         assert_eq!(r[2].0[5], Operand::Number(0.5));
         assert_eq!(r[3].0, vec![Operand::Str(Cow::Borrowed(b"Hi"))]);
@@ -483,9 +455,7 @@ x) Tj");
     #[test]
     fn tj_array_with_kerning() {
         let r = ops(b"[(A) -120 (B)] TJ");
-        let Operand::Array(items) = &r[0].0[0] else {
-            panic!()
-        };
+        let Operand::Array(items) = &r[0].0[0] else { panic!() };
         assert_eq!(items.len(), 3);
         assert_eq!(items[1], Operand::Number(-120.0));
     }
@@ -499,9 +469,7 @@ x) Tj");
     #[test]
     fn dict_operand_for_marked_content() {
         let r = ops(b"/Span <</ActualText (fi) /MCID 3>> BDC");
-        let Operand::Dict(d) = &r[0].0[1] else {
-            panic!()
-        };
+        let Operand::Dict(d) = &r[0].0[1] else { panic!() };
         assert_eq!(d.len(), 2);
         assert_eq!(&*d[0].0, b"ActualText");
     }

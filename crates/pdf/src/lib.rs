@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use docsift_model::{BBox, Char, Direction, Image, Origin, Page, Rect, Segment, Warning};
 
-pub use document::{Limits, PageInfo, PdfDocument};
+pub use document::{Limits, PageInfo, PdfDocument, has_header, looks_like_headerless_pdf};
 pub use error::PdfError;
 pub use interp::{Device, Interpreter, ShownGlyph};
 
@@ -40,8 +40,7 @@ impl PageCollector {
 }
 
 fn is_garbage_char(c: char) -> bool {
-    matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0x10FFFF | 0xFFFD)
-        || (c.is_control() && !c.is_whitespace())
+    matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0x10FFFF | 0xFFFD) || (c.is_control() && !c.is_whitespace())
 }
 
 impl Device for PageCollector {
@@ -65,11 +64,7 @@ impl Device for PageCollector {
         let upright = g.up_dir.1 > 0.0 && g.up_dir.1.abs() >= g.up_dir.0.abs();
         let (ax, ay) = g.advance_dir;
         let direction = if ax.abs() >= ay.abs() {
-            if ax >= 0.0 {
-                Direction::Ltr
-            } else {
-                Direction::Rtl
-            }
+            if ax >= 0.0 { Direction::Ltr } else { Direction::Rtl }
         } else if ay > 0.0 {
             Direction::Ttb
         } else {
@@ -91,42 +86,20 @@ impl Device for PageCollector {
     }
 
     fn segment(&mut self, from: (f32, f32), to: (f32, f32), width: f32, stroke: bool) {
-        self.page.segments.push(Segment {
-            x0: from.0,
-            y0: from.1,
-            x1: to.0,
-            y1: to.1,
-            width,
-            stroke,
-        });
+        self.page.segments.push(Segment { x0: from.0, y0: from.1, x1: to.0, y1: to.1, width, stroke });
     }
 
     fn rect(&mut self, bbox: BBox, stroke: bool, fill: bool) {
         self.page.rects.push(Rect { bbox, stroke, fill });
     }
 
-    fn image(
-        &mut self,
-        bbox: BBox,
-        width: u32,
-        height: u32,
-        filter: Option<String>,
-        object: Option<u32>,
-    ) {
-        self.page.images.push(Image {
-            bbox,
-            width,
-            height,
-            filter,
-            object,
-        });
+    fn image(&mut self, bbox: BBox, width: u32, height: u32, filter: Option<String>, object: Option<u32>) {
+        self.page.images.push(Image { bbox, width, height, filter, object });
     }
 
     fn warning(&mut self, message: String) {
         if !self.page.warnings.iter().any(|w| w.message == message) {
-            self.page
-                .warnings
-                .push(Warning::page(self.page.number, message));
+            self.page.warnings.push(Warning::page(self.page.number, message));
         }
     }
 }
@@ -134,19 +107,10 @@ impl Device for PageCollector {
 /// Interprets page `index` (0-based) into chars and graphics. Never fails for a broken
 /// page: what could be read comes back, with warnings.
 pub fn extract_page(doc: &PdfDocument, index: usize) -> Result<Page, PdfError> {
-    let info = doc
-        .pages()
-        .get(index)
-        .ok_or(PdfError::NoSuchPage(index + 1, doc.pages().len()))?;
+    let info = doc.pages().get(index).ok_or(PdfError::NoSuchPage(index + 1, doc.pages().len()))?;
     let (width, height) = info.size();
     let mut collector = PageCollector {
-        page: Page {
-            number: index + 1,
-            width,
-            height,
-            rotation: info.rotate,
-            ..Page::default()
-        },
+        page: Page { number: index + 1, width, height, rotation: info.rotate, ..Page::default() },
         bounds: info.bbox(),
         fonts: Vec::new(),
     };
@@ -156,19 +120,10 @@ pub fn extract_page(doc: &PdfDocument, index: usize) -> Result<Page, PdfError> {
         collector.warning(w);
     }
     let resources = doc.resources(info);
-    let mut interp = Interpreter::new(
-        doc,
-        &mut collector,
-        info.display_matrix(),
-        doc.limits.max_ops_per_page,
-    );
+    let mut interp = Interpreter::new(doc, &mut collector, info.display_matrix(), doc.limits.max_ops_per_page);
     interp.run(&content, resources);
     let mut page = collector.page;
     let t = &mut page.trust;
-    t.score = if t.glyphs == 0 {
-        0.0
-    } else {
-        (t.glyphs - t.unmapped - t.private_use) as f32 / t.glyphs as f32
-    };
+    t.score = if t.glyphs == 0 { 0.0 } else { (t.glyphs - t.unmapped - t.private_use) as f32 / t.glyphs as f32 };
     Ok(page)
 }

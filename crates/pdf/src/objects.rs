@@ -20,10 +20,7 @@ pub fn resolve<'a>(doc: &'a Document, mut obj: &'a Object) -> &'a Object {
 }
 
 pub fn get<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
-    dict.get(key)
-        .ok()
-        .map(|o| resolve(doc, o))
-        .filter(|o| !matches!(o, Object::Null))
+    dict.get(key).ok().map(|o| resolve(doc, o)).filter(|o| !matches!(o, Object::Null))
 }
 
 pub fn get_dict<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Dictionary> {
@@ -80,11 +77,7 @@ pub fn text_string(bytes: &[u8]) -> String {
     } else {
         bytes
             .iter()
-            .filter_map(|&b| {
-                crate::font::encoding::BaseEncoding::PdfDoc
-                    .unicode(b)
-                    .or(Some(b as char))
-            })
+            .filter_map(|&b| crate::font::encoding::BaseEncoding::PdfDoc.unicode(b).or(Some(b as char)))
             .collect()
     }
 }

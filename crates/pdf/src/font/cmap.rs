@@ -48,24 +48,13 @@ pub struct CMap {
 }
 
 pub fn utf16be_to_string(bytes: &[u8]) -> String {
-    let units: Vec<u16> = bytes
-        .chunks(2)
-        .map(|c| {
-            if c.len() == 2 {
-                u16::from_be_bytes([c[0], c[1]])
-            } else {
-                c[0] as u16
-            }
-        })
-        .collect();
+    let units: Vec<u16> =
+        bytes.chunks(2).map(|c| if c.len() == 2 { u16::from_be_bytes([c[0], c[1]]) } else { c[0] as u16 }).collect();
     String::from_utf16_lossy(&units)
 }
 
 fn code_of(bytes: &[u8]) -> u32 {
-    bytes
-        .iter()
-        .take(4)
-        .fold(0u32, |acc, &b| acc << 8 | b as u32)
+    bytes.iter().take(4).fold(0u32, |acc, &b| acc << 8 | b as u32)
 }
 
 impl CMap {
@@ -89,8 +78,7 @@ impl CMap {
                 b"beginbfrange" => section = Section::BfRange,
                 b"begincidchar" => section = Section::CidChar,
                 b"begincidrange" => section = Section::CidRange,
-                b"endcodespacerange" | b"endbfchar" | b"endbfrange" | b"endcidchar"
-                | b"endcidrange" => {
+                b"endcodespacerange" | b"endbfchar" | b"endbfrange" | b"endcidchar" | b"endcidrange" => {
                     cmap.take_section(section, &stack);
                     section = Section::None;
                 }
@@ -123,11 +111,7 @@ impl CMap {
                 for pair in items.chunks_exact(2) {
                     if let (Some(lo), Some(hi)) = (pair[0].as_str(), pair[1].as_str()) {
                         let bytes = lo.len().clamp(1, 4) as u8;
-                        self.codespace.push(CodespaceRange {
-                            lo: code_of(lo),
-                            hi: code_of(hi),
-                            bytes,
-                        });
+                        self.codespace.push(CodespaceRange { lo: code_of(lo), hi: code_of(hi), bytes });
                     }
                 }
             }
@@ -139,8 +123,7 @@ impl CMap {
                     let text = match &pair[1] {
                         Operand::Str(s) => utf16be_to_string(s),
                         Operand::Name(n) => {
-                            super::encoding::glyph_name_to_unicode(&String::from_utf8_lossy(n))
-                                .unwrap_or_default()
+                            super::encoding::glyph_name_to_unicode(&String::from_utf8_lossy(n)).unwrap_or_default()
                         }
                         _ => continue,
                     };
@@ -160,20 +143,12 @@ impl CMap {
                         Operand::Str(s) => {
                             let units: Vec<u16> = s
                                 .chunks(2)
-                                .map(|c| {
-                                    if c.len() == 2 {
-                                        u16::from_be_bytes([c[0], c[1]])
-                                    } else {
-                                        c[0] as u16
-                                    }
-                                })
+                                .map(|c| if c.len() == 2 { u16::from_be_bytes([c[0], c[1]]) } else { c[0] as u16 })
                                 .collect();
                             UnicodeTarget::Base(units)
                         }
                         Operand::Array(a) => UnicodeTarget::List(
-                            a.iter()
-                                .map(|o| o.as_str().map(utf16be_to_string).unwrap_or_default())
-                                .collect(),
+                            a.iter().map(|o| o.as_str().map(utf16be_to_string).unwrap_or_default()).collect(),
                         ),
                         _ => continue,
                     };
@@ -214,8 +189,7 @@ impl CMap {
         for (k, v) in &parent.unicode_chars {
             self.unicode_chars.entry(*k).or_insert_with(|| v.clone());
         }
-        self.unicode_ranges
-            .extend(parent.unicode_ranges.iter().cloned());
+        self.unicode_ranges.extend(parent.unicode_ranges.iter().cloned());
         self.unicode_ranges.sort_by_key(|r| r.0);
     }
 
@@ -242,11 +216,7 @@ impl CMap {
                         if v > 0xFFFF {
                             // Spills past one unit: the range spans a surrogate pair.
                             return char::from_u32(
-                                String::from_utf16_lossy(&units)
-                                    .chars()
-                                    .last()
-                                    .map_or(0, |c| c as u32)
-                                    + offset,
+                                String::from_utf16_lossy(&units).chars().last().map_or(0, |c| c as u32) + offset,
                             )
                             .map(String::from);
                         }
@@ -262,12 +232,7 @@ impl CMap {
 
     pub fn lookup_cid(&self, code: u32) -> Option<u32> {
         let idx = self.cid_ranges.partition_point(|r| r.0 <= code);
-        self.cid_ranges[..idx]
-            .iter()
-            .rev()
-            .take(8)
-            .find(|r| code <= r.1)
-            .map(|r| r.2 + (code - r.0))
+        self.cid_ranges[..idx].iter().rev().take(8).find(|r| code <= r.1).map(|r| r.2 + (code - r.0))
     }
 
     /// Splits the next code off `bytes` using the codespace ranges; returns (code, length).
@@ -275,23 +240,12 @@ impl CMap {
         let mut code = 0u32;
         for n in 1..=bytes.len().min(4) {
             code = code << 8 | bytes[n - 1] as u32;
-            if self
-                .codespace
-                .iter()
-                .any(|r| r.bytes as usize == n && code >= r.lo && code <= r.hi)
-            {
+            if self.codespace.iter().any(|r| r.bytes as usize == n && code >= r.lo && code <= r.hi) {
                 return (code, n);
             }
         }
         // No range matched: take as many bytes as the shortest range, as viewers do.
-        let n = self
-            .codespace
-            .iter()
-            .map(|r| r.bytes as usize)
-            .min()
-            .unwrap_or(2)
-            .min(bytes.len())
-            .max(1);
+        let n = self.codespace.iter().map(|r| r.bytes as usize).min().unwrap_or(2).min(bytes.len()).max(1);
         (code_of(&bytes[..n]), n)
     }
 }

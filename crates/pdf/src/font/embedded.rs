@@ -21,27 +21,19 @@ impl EmbeddedFont {
     pub fn load(doc: &Document, descriptor: &Dictionary, limit: usize) -> Option<EmbeddedFont> {
         if let Some(s) = get_stream(doc, descriptor, b"FontFile2") {
             let data = stream_bytes(s, limit)?;
-            return Face::parse(&data, 0)
-                .is_ok()
-                .then_some(EmbeddedFont::Sfnt(data));
+            return Face::parse(&data, 0).is_ok().then_some(EmbeddedFont::Sfnt(data));
         }
         if let Some(s) = get_stream(doc, descriptor, b"FontFile3") {
             let data = stream_bytes(s, limit)?;
             let sub = get_name(doc, &s.dict, b"Subtype").unwrap_or(b"");
             if sub == b"OpenType" || Face::parse(&data, 0).is_ok() {
-                return Face::parse(&data, 0)
-                    .is_ok()
-                    .then_some(EmbeddedFont::Sfnt(data));
+                return Face::parse(&data, 0).is_ok().then_some(EmbeddedFont::Sfnt(data));
             }
-            return cff::Table::parse(&data)
-                .is_some()
-                .then_some(EmbeddedFont::Cff(data));
+            return cff::Table::parse(&data).is_some().then_some(EmbeddedFont::Cff(data));
         }
         if let Some(s) = get_stream(doc, descriptor, b"FontFile") {
             let data = stream_bytes(s, limit)?;
-            return Some(EmbeddedFont::Type1 {
-                encoding: type1_encoding(&data),
-            });
+            return Some(EmbeddedFont::Type1 { encoding: type1_encoding(&data) });
         }
         None
     }
@@ -65,8 +57,7 @@ impl EmbeddedFont {
     pub fn vertical_extent(&self) -> Option<(f32, f32)> {
         let f = self.face()?;
         let upem = f.units_per_em() as f32;
-        (upem > 0.0 && f.ascender() != f.descender())
-            .then(|| (f.ascender() as f32 / upem, f.descender() as f32 / upem))
+        (upem > 0.0 && f.ascender() != f.descender()).then(|| (f.ascender() as f32 / upem, f.descender() as f32 / upem))
     }
 
     /// The glyph name the font program's own encoding gives `code`.
@@ -76,9 +67,7 @@ impl EmbeddedFont {
             EmbeddedFont::Cff(_) => {
                 let t = self.cff()?;
                 let gid = t.glyph_index(code)?;
-                (gid.0 != 0)
-                    .then(|| t.glyph_name(gid).map(str::to_string))
-                    .flatten()
+                (gid.0 != 0).then(|| t.glyph_name(gid).map(str::to_string)).flatten()
             }
             EmbeddedFont::Sfnt(_) => {
                 let f = self.face()?;
@@ -100,9 +89,7 @@ impl EmbeddedFont {
     pub fn unicode_for_code(&self, code: u8) -> Option<String> {
         let f = self.face()?;
         let gid = symbolic_gid(&f, code)?;
-        gid_to_unicode(&f)
-            .remove(&gid.0)
-            .or_else(|| f.glyph_name(gid).and_then(glyph_name_to_unicode))
+        gid_to_unicode(&f).remove(&gid.0).or_else(|| f.glyph_name(gid).and_then(glyph_name_to_unicode))
     }
 
     /// Advance (per unit em) of the glyph `code` selects.
@@ -110,33 +97,18 @@ impl EmbeddedFont {
         if let Some(f) = self.face() {
             let gid = name
                 .and_then(|n| f.glyph_index_by_name(n))
+                .or_else(|| if symbolic { symbolic_gid(&f, code) } else { None })
                 .or_else(|| {
-                    if symbolic {
-                        symbolic_gid(&f, code)
-                    } else {
-                        None
-                    }
-                })
-                .or_else(|| {
-                    name.and_then(glyph_name_to_unicode)
-                        .and_then(|t| t.chars().next())
-                        .and_then(|c| f.glyph_index(c))
+                    name.and_then(glyph_name_to_unicode).and_then(|t| t.chars().next()).and_then(|c| f.glyph_index(c))
                 })
                 .or_else(|| symbolic_gid(&f, code))?;
             let upem = f.units_per_em() as f32;
-            return f
-                .glyph_hor_advance(gid)
-                .map(|a| a as f32 / upem)
-                .filter(|_| upem > 0.0);
+            return f.glyph_hor_advance(gid).map(|a| a as f32 / upem).filter(|_| upem > 0.0);
         }
         if let Some(t) = self.cff() {
-            let gid = name
-                .and_then(|n| t.glyph_index_by_name(n))
-                .or_else(|| t.glyph_index(code))?;
+            let gid = name.and_then(|n| t.glyph_index_by_name(n)).or_else(|| t.glyph_index(code))?;
             let scale = t.matrix().sx;
-            return t
-                .glyph_width(gid)
-                .map(|w| w as f32 * if scale > 0.0 { scale } else { 0.001 });
+            return t.glyph_width(gid).map(|w| w as f32 * if scale > 0.0 { scale } else { 0.001 });
         }
         None
     }
@@ -168,10 +140,7 @@ impl EmbeddedFont {
             }
         } else if let Some(t) = self.cff() {
             for gid in 0..t.number_of_glyphs() {
-                let cid = t
-                    .glyph_cid(GlyphId(gid))
-                    .map(|c| c as u32)
-                    .unwrap_or(gid as u32);
+                let cid = t.glyph_cid(GlyphId(gid)).map(|c| c as u32).unwrap_or(gid as u32);
                 if let Some(text) = t.glyph_name(GlyphId(gid)).and_then(glyph_name_to_unicode) {
                     out.insert(cid, text);
                 }
@@ -187,9 +156,7 @@ fn symbolic_gid(f: &Face, code: u8) -> Option<GlyphId> {
     let mut found = None;
     for st in cmap.subtables {
         let gid = match (st.platform_id, st.encoding_id) {
-            (PlatformId::Windows, 0) => st
-                .glyph_index(0xF000 + code as u32)
-                .or_else(|| st.glyph_index(code as u32)),
+            (PlatformId::Windows, 0) => st.glyph_index(0xF000 + code as u32).or_else(|| st.glyph_index(code as u32)),
             (PlatformId::Macintosh, 0) => st.glyph_index(code as u32),
             _ => None,
         };
@@ -231,10 +198,7 @@ fn gid_to_unicode(f: &Face) -> HashMap<u16, String> {
 /// (StandardEncoding fonts have none and return all `None`).
 fn type1_encoding(data: &[u8]) -> Vec<Option<String>> {
     let mut enc = vec![None; 256];
-    let head_end = data
-        .windows(5)
-        .position(|w| w == b"eexec")
-        .unwrap_or(data.len());
+    let head_end = data.windows(5).position(|w| w == b"eexec").unwrap_or(data.len());
     let head = &data[..head_end];
     let Some(start) = head.windows(9).position(|w| w == b"/Encoding") else {
         return enc;

@@ -43,11 +43,8 @@ fn agl() -> &'static HashMap<&'static str, String> {
             .lines()
             .filter_map(|line| {
                 let (name, hex) = line.split_once('\t')?;
-                let text: String = hex
-                    .split(' ')
-                    .filter_map(|h| u32::from_str_radix(h, 16).ok())
-                    .filter_map(char::from_u32)
-                    .collect();
+                let text: String =
+                    hex.split(' ').filter_map(|h| u32::from_str_radix(h, 16).ok()).filter_map(char::from_u32).collect();
                 Some((name, text))
             })
             .collect()
@@ -80,9 +77,7 @@ impl BaseEncoding {
     }
 
     pub fn unicode(self, code: u8) -> Option<char> {
-        self.glyph_name(code)
-            .and_then(|n| agl().get(n))
-            .and_then(|t| t.chars().next())
+        self.glyph_name(code).and_then(|n| agl().get(n)).and_then(|t| t.chars().next())
     }
 }
 
@@ -121,10 +116,7 @@ fn component_to_unicode(name: &str) -> Option<String> {
         && (4..=6).contains(&hex.len())
         && hex.bytes().all(|b| b.is_ascii_hexdigit())
     {
-        return u32::from_str_radix(hex, 16)
-            .ok()
-            .and_then(char::from_u32)
-            .map(String::from);
+        return u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).map(String::from);
     }
     None
 }

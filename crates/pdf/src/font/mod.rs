@@ -14,9 +14,7 @@ use std::collections::HashMap;
 use docsift_model::Matrix;
 use lopdf::{Dictionary, Document, Object};
 
-use crate::objects::{
-    get, get_array, get_dict, get_name, get_number, get_stream, number, numbers, stream_bytes,
-};
+use crate::objects::{get, get_array, get_dict, get_name, get_number, get_stream, number, numbers, stream_bytes};
 use cmap::CMap;
 use embedded::EmbeddedFont;
 use encoding::{BaseEncoding, glyph_name_to_unicode};
@@ -96,9 +94,8 @@ pub enum FontError {
 impl Font {
     pub fn load(doc: &Document, dict: &Dictionary, stream_limit: usize) -> Result<Font, FontError> {
         let subtype = get_name(doc, dict, b"Subtype").unwrap_or(b"Type1");
-        let base = get_name(doc, dict, b"BaseFont")
-            .map(|n| String::from_utf8_lossy(n).into_owned())
-            .unwrap_or_default();
+        let base =
+            get_name(doc, dict, b"BaseFont").map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
         let kind = match subtype {
             b"Type0" => FontKind::Type0,
             b"Type3" => FontKind::Type3,
@@ -146,12 +143,8 @@ impl Font {
         std: Option<&std14::Std14>,
     ) {
         let scale = self.font_matrix.0[3];
-        let desc = descriptor
-            .and_then(|d| get_number(doc, d, b"Descent"))
-            .filter(|v| *v != 0.0);
-        let asc = descriptor
-            .and_then(|d| get_number(doc, d, b"Ascent"))
-            .filter(|v| *v != 0.0);
+        let desc = descriptor.and_then(|d| get_number(doc, d, b"Descent")).filter(|v| *v != 0.0);
+        let asc = descriptor.and_then(|d| get_number(doc, d, b"Ascent")).filter(|v| *v != 0.0);
         if let Some(d) = desc {
             self.descent = d * scale;
         } else if let Some(s) = std {
@@ -170,18 +163,14 @@ impl Font {
 
     fn load_simple(&mut self, doc: &Document, dict: &Dictionary, stream_limit: usize) {
         if self.kind == FontKind::Type3 {
-            if let Some(m) = get_array(doc, dict, b"FontMatrix")
-                .map(|a| numbers(doc, a))
-                .filter(|m| m.len() == 6)
-            {
+            if let Some(m) = get_array(doc, dict, b"FontMatrix").map(|a| numbers(doc, a)).filter(|m| m.len() == 6) {
                 let fm = Matrix([m[0], m[1], m[2], m[3], m[4], m[5]]);
                 if fm.is_finite() && fm.0[0] != 0.0 {
                     self.font_matrix = fm;
                 }
             }
-            if let Some(b) = get_array(doc, dict, b"FontBBox")
-                .map(|a| numbers(doc, a))
-                .filter(|b| b.len() == 4 && b[1] != b[3])
+            if let Some(b) =
+                get_array(doc, dict, b"FontBBox").map(|a| numbers(doc, a)).filter(|b| b.len() == 4 && b[1] != b[3])
             {
                 self.descent = b[1].min(b[3]) * self.font_matrix.0[3];
                 self.ascent = b[1].max(b[3]) * self.font_matrix.0[3];
@@ -189,17 +178,11 @@ impl Font {
         }
         let descriptor = get_dict(doc, dict, b"FontDescriptor");
         let program = descriptor.and_then(|d| EmbeddedFont::load(doc, d, stream_limit));
-        let std = if program.is_none() {
-            std14::lookup(&self.name)
-        } else {
-            None
-        };
+        let std = if program.is_none() { std14::lookup(&self.name) } else { None };
         if self.kind != FontKind::Type3 {
             self.load_descriptor_metrics(doc, descriptor, program.as_ref(), std);
         }
-        let flags = descriptor
-            .and_then(|d| get_number(doc, d, b"Flags"))
-            .unwrap_or(0.0) as u32;
+        let flags = descriptor.and_then(|d| get_number(doc, d, b"Flags")).unwrap_or(0.0) as u32;
         let symbolic_flag = flags & 4 != 0 && flags & 32 == 0;
 
         // Encoding: base + Differences (glyph names per code).
@@ -229,8 +212,7 @@ impl Font {
             _ => {}
         }
         let builtin_std = std.filter(|s| s.symbolic);
-        let use_builtin =
-            base.is_none() && (builtin_std.is_some() || (symbolic_flag && program.is_some()));
+        let use_builtin = base.is_none() && (builtin_std.is_some() || (symbolic_flag && program.is_some()));
         let default_base = match self.kind {
             FontKind::TrueType if !symbolic_flag => BaseEncoding::WinAnsi,
             _ => BaseEncoding::Standard,
@@ -252,10 +234,7 @@ impl Font {
                 name = p.builtin_glyph_name(code as u8).map(Cow::Owned);
             }
             if name.is_none() && !(use_builtin && program.is_some()) {
-                name = base
-                    .unwrap_or(default_base)
-                    .glyph_name(code as u8)
-                    .map(Cow::Borrowed);
+                name = base.unwrap_or(default_base).glyph_name(code as u8).map(Cow::Borrowed);
             }
             let mut text = name.as_deref().and_then(glyph_name_to_unicode);
             if text.is_none()
@@ -280,9 +259,7 @@ impl Font {
                     widths[code] = *w as f32 / 1000.0;
                 }
             } else if let Some(p) = &program {
-                if let Some(w) =
-                    p.advance(code as u8, name.as_deref(), symbolic_flag || use_builtin)
-                {
+                if let Some(w) = p.advance(code as u8, name.as_deref(), symbolic_flag || use_builtin) {
                     widths[code] = w;
                 }
             }
@@ -290,9 +267,8 @@ impl Font {
         // /Widths win over everything else.
         if let Some(w) = get_array(doc, dict, b"Widths") {
             let first = get_number(doc, dict, b"FirstChar").unwrap_or(0.0).max(0.0) as usize;
-            let missing = descriptor
-                .and_then(|d| get_number(doc, d, b"MissingWidth"))
-                .map(|m| m * self.font_matrix.0[0]);
+            let missing =
+                descriptor.and_then(|d| get_number(doc, d, b"MissingWidth")).map(|m| m * self.font_matrix.0[0]);
             for (i, obj) in w.iter().enumerate() {
                 if let (Some(slot), Some(v)) = (widths.get_mut(first + i), number(doc, obj)) {
                     *slot = v * self.font_matrix.0[0];
@@ -308,11 +284,7 @@ impl Font {
         }
         for w in widths.iter_mut() {
             if !w.is_finite() {
-                *w = if self.kind == FontKind::Type3 {
-                    0.0
-                } else {
-                    FALLBACK_WIDTH
-                };
+                *w = if self.kind == FontKind::Type3 { 0.0 } else { FALLBACK_WIDTH };
             }
         }
         self.simple_unicode = unicode;
@@ -326,15 +298,11 @@ impl Font {
                 self.vertical = name.ends_with("-V") || name == "V";
                 self.codes = match name.as_ref() {
                     "Identity-H" | "Identity-V" => CodeMap::Identity,
-                    other => Predefined::from_name(other)
-                        .map(CodeMap::Predefined)
-                        .unwrap_or(CodeMap::Identity),
+                    other => Predefined::from_name(other).map(CodeMap::Predefined).unwrap_or(CodeMap::Identity),
                 };
             }
             Some(Object::Stream(s)) => {
-                let mut cm = stream_bytes(s, stream_limit)
-                    .map(|b| CMap::parse(&b))
-                    .unwrap_or_default();
+                let mut cm = stream_bytes(s, stream_limit).map(|b| CMap::parse(&b)).unwrap_or_default();
                 if let Some(parent) = get(doc, &s.dict, b"UseCMap") {
                     if let Object::Stream(ps) = parent
                         && let Some(pb) = stream_bytes(ps, stream_limit)
@@ -343,11 +311,7 @@ impl Font {
                     }
                 }
                 self.vertical = cm.wmode == 1 || get_number(doc, &s.dict, b"WMode") == Some(1.0);
-                self.codes = if cm.codespace.is_empty() {
-                    CodeMap::Identity
-                } else {
-                    CodeMap::CMap(Box::new(cm))
-                };
+                self.codes = if cm.codespace.is_empty() { CodeMap::Identity } else { CodeMap::CMap(Box::new(cm)) };
             }
             _ => self.codes = CodeMap::Identity,
         }
@@ -361,20 +325,12 @@ impl Font {
         let descriptor = get_dict(doc, cid_font, b"FontDescriptor");
         let program = descriptor.and_then(|d| EmbeddedFont::load(doc, d, stream_limit));
         self.load_descriptor_metrics(doc, descriptor, program.as_ref(), None);
-        self.default_width = get_number(doc, cid_font, b"DW")
-            .map(|w| w / 1000.0)
-            .unwrap_or(1.0);
+        self.default_width = get_number(doc, cid_font, b"DW").map(|w| w / 1000.0).unwrap_or(1.0);
         if let Some(w) = get_array(doc, cid_font, b"W") {
-            self.cid_widths = parse_w_array(doc, w, 1)
-                .into_iter()
-                .map(|(lo, hi, v)| (lo, hi, v[0] / 1000.0))
-                .collect();
+            self.cid_widths = parse_w_array(doc, w, 1).into_iter().map(|(lo, hi, v)| (lo, hi, v[0] / 1000.0)).collect();
             self.cid_widths.sort_by_key(|r| r.0);
         }
-        if let Some(dw2) = get_array(doc, cid_font, b"DW2")
-            .map(|a| numbers(doc, a))
-            .filter(|a| a.len() == 2)
-        {
+        if let Some(dw2) = get_array(doc, cid_font, b"DW2").map(|a| numbers(doc, a)).filter(|a| a.len() == 2) {
             self.dw2 = (dw2[0] / 1000.0, dw2[1] / 1000.0);
         }
         if let Some(w2) = get_array(doc, cid_font, b"W2") {
@@ -385,16 +341,10 @@ impl Font {
             self.cid_vmetrics.sort_by_key(|r| r.0);
         }
         // Fallback text for CIDs: the embedded program's own cmap, then the collection table.
-        if self.to_unicode.is_none()
-            && !matches!(self.codes, CodeMap::Predefined(ref p) if p.decodes_to_unicode())
-        {
+        if self.to_unicode.is_none() && !matches!(self.codes, CodeMap::Predefined(ref p) if p.decodes_to_unicode()) {
             let cid_to_gid: Option<Vec<u16>> = get_stream(doc, cid_font, b"CIDToGIDMap")
                 .and_then(|s| stream_bytes(s, stream_limit))
-                .map(|b| {
-                    b.chunks_exact(2)
-                        .map(|c| u16::from_be_bytes([c[0], c[1]]))
-                        .collect()
-                });
+                .map(|b| b.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect());
             if let Some(p) = &program {
                 self.cid_unicode = p.cid_unicode_map(cid_to_gid.as_deref());
             }
@@ -441,13 +391,7 @@ impl Font {
                 .and_then(|t| t.lookup_unicode(code))
                 .map(Cow::Owned)
                 .or_else(|| self.simple_unicode[c].as_deref().map(Cow::Borrowed));
-            return Glyph {
-                code,
-                text,
-                width: self.simple_widths[c],
-                vmetrics: None,
-                is_space_code: code == 32,
-            };
+            return Glyph { code, text, width: self.simple_widths[c], vmetrics: None, is_space_code: code == 32 };
         }
         let cid = match &self.codes {
             CodeMap::CMap(cm) => cm.lookup_cid(code).unwrap_or(code),
@@ -463,38 +407,19 @@ impl Font {
                 CodeMap::Predefined(p) => p.decode(code_bytes).map(Cow::Owned),
                 _ => None,
             })
-            .or_else(|| {
-                self.cid_unicode
-                    .get(&cid)
-                    .map(|s| Cow::Borrowed(s.as_str()))
-            })
-            .or_else(|| {
-                self.collection
-                    .and_then(|c| c.unicode(cid))
-                    .map(|c| Cow::Owned(c.to_string()))
-            });
+            .or_else(|| self.cid_unicode.get(&cid).map(|s| Cow::Borrowed(s.as_str())))
+            .or_else(|| self.collection.and_then(|c| c.unicode(cid)).map(|c| Cow::Owned(c.to_string())));
         let width = lookup_range(&self.cid_widths, cid).unwrap_or(self.default_width);
-        let vmetrics = self.vertical.then(|| {
-            lookup_range(&self.cid_vmetrics, cid).unwrap_or((self.dw2.1, width / 2.0, self.dw2.0))
-        });
-        Glyph {
-            code,
-            text,
-            width,
-            vmetrics,
-            is_space_code: code == 32 && code_bytes.len() == 1,
-        }
+        let vmetrics = self
+            .vertical
+            .then(|| lookup_range(&self.cid_vmetrics, cid).unwrap_or((self.dw2.1, width / 2.0, self.dw2.0)));
+        Glyph { code, text, width, vmetrics, is_space_code: code == 32 && code_bytes.len() == 1 }
     }
 }
 
 fn lookup_range<T: Copy>(ranges: &[(u32, u32, T)], cid: u32) -> Option<T> {
     let idx = ranges.partition_point(|r| r.0 <= cid);
-    ranges[..idx]
-        .iter()
-        .rev()
-        .take(4)
-        .find(|r| cid <= r.1)
-        .map(|r| r.2)
+    ranges[..idx].iter().rev().take(4).find(|r| cid <= r.1).map(|r| r.2)
 }
 
 /// Parses `W`/`W2` arrays: `c [v...]` and `cfirst clast v` forms, `n` values per CID.
@@ -517,18 +442,9 @@ fn parse_w_array(doc: &Document, arr: &[Object], n: usize) -> Vec<(u32, u32, Vec
                 i += 2;
             }
             Some(_) => {
-                let last = arr
-                    .get(i + 1)
-                    .and_then(|o| number(doc, o))
-                    .unwrap_or(0.0)
-                    .max(0.0) as u32;
-                let vals: Vec<f32> = (0..n)
-                    .map(|k| {
-                        arr.get(i + 2 + k)
-                            .and_then(|o| number(doc, o))
-                            .unwrap_or(0.0)
-                    })
-                    .collect();
+                let last = arr.get(i + 1).and_then(|o| number(doc, o)).unwrap_or(0.0).max(0.0) as u32;
+                let vals: Vec<f32> =
+                    (0..n).map(|k| arr.get(i + 2 + k).and_then(|o| number(doc, o)).unwrap_or(0.0)).collect();
                 if last >= first {
                     out.push((first, last, vals));
                 }
@@ -555,10 +471,7 @@ mod tests {
             "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
             "Encoding" => dictionary! { "BaseEncoding" => "WinAnsiEncoding", "Differences" => vec![65.into(), "Euro".into(), "fi".into()] },
         });
-        let g: Vec<_> = f
-            .glyphs(b"AB\x80C")
-            .map(|g| g.text.unwrap().into_owned())
-            .collect();
+        let g: Vec<_> = f.glyphs(b"AB\x80C").map(|g| g.text.unwrap().into_owned()).collect();
         assert_eq!(g, ["€", "ﬁ", "€", "C"]);
         let w: Vec<f32> = f.glyphs(b"C").map(|g| g.width).collect();
         assert_eq!(w, [0.722]);
@@ -571,43 +484,22 @@ mod tests {
             "FontDescriptor" => dictionary! { "MissingWidth" => 250, "Descent" => -300 },
         });
         let w: Vec<f32> = f.glyphs(b"ABZ").map(|g| g.width).collect();
-        assert!(
-            w.iter()
-                .zip([0.6, 0.7, 0.25])
-                .all(|(a, b)| (a - b).abs() < 1e-6),
-            "{w:?}"
-        );
+        assert!(w.iter().zip([0.6, 0.7, 0.25]).all(|(a, b)| (a - b).abs() < 1e-6), "{w:?}");
         assert_eq!(f.descent, -0.3);
     }
 
     #[test]
     fn w_array_both_forms() {
         let doc = Document::new();
-        let w = vec![
-            1.into(),
-            vec![500.into(), 600.into()].into(),
-            10.into(),
-            20.into(),
-            300.into(),
-        ];
+        let w = vec![1.into(), vec![500.into(), 600.into()].into(), 10.into(), 20.into(), 300.into()];
         let r = parse_w_array(&doc, &w, 1);
-        assert_eq!(
-            r,
-            vec![
-                (1, 1, vec![500.0]),
-                (2, 2, vec![600.0]),
-                (10, 20, vec![300.0])
-            ]
-        );
+        assert_eq!(r, vec![(1, 1, vec![500.0]), (2, 2, vec![600.0]), (10, 20, vec![300.0])]);
     }
 
     #[test]
     fn symbol_font_uses_builtin_encoding() {
         let f = font(dictionary! { "Subtype" => "Type1", "BaseFont" => "Symbol" });
-        let t: String = f
-            .glyphs(b"abg")
-            .map(|g| g.text.unwrap().into_owned())
-            .collect();
+        let t: String = f.glyphs(b"abg").map(|g| g.text.unwrap().into_owned()).collect();
         assert_eq!(t, "αβγ");
     }
 }

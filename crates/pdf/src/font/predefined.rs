@@ -52,27 +52,16 @@ impl CidTable {
                     continue;
                 }
                 let z = v - 1;
-                let d = if z & 1 == 0 {
-                    (z >> 1) as i64
-                } else {
-                    -(((z + 1) >> 1) as i64)
-                };
+                let d = if z & 1 == 0 { (z >> 1) as i64 } else { -(((z + 1) >> 1) as i64) };
                 prev += d;
                 to_unicode.push(prev.max(0) as u32);
             }
         }
-        CidTable {
-            to_unicode,
-            from_unicode: OnceLock::new(),
-        }
+        CidTable { to_unicode, from_unicode: OnceLock::new() }
     }
 
     pub fn unicode(&self, cid: u32) -> Option<char> {
-        self.to_unicode
-            .get(cid as usize)
-            .copied()
-            .filter(|&c| c != 0)
-            .and_then(char::from_u32)
+        self.to_unicode.get(cid as usize).copied().filter(|&c| c != 0).and_then(char::from_u32)
     }
 
     pub fn cid(&self, c: char) -> Option<u32> {
@@ -109,46 +98,37 @@ pub struct Predefined {
 impl Predefined {
     /// A predefined CMap by name (ISO 32000-1 Table 118); None for unknown names.
     pub fn from_name(name: &str) -> Option<Predefined> {
-        let stem = name
-            .strip_suffix("-H")
-            .or_else(|| name.strip_suffix("-V"))
-            .unwrap_or(name);
+        let stem = name.strip_suffix("-H").or_else(|| name.strip_suffix("-V")).unwrap_or(name);
         let (charset, ordering) = match stem {
             "83pv-RKSJ" | "90ms-RKSJ" | "90msp-RKSJ" | "90pv-RKSJ" | "Add-RKSJ" | "Ext-RKSJ" => {
                 (Charset::ShiftJis, "Japan1")
             }
             "EUC" => (Charset::EucJp, "Japan1"),
             "H" | "V" | "Add" | "Ext" => (Charset::Jis, "Japan1"),
-            "UniJIS-UCS2" | "UniJIS-UCS2-HW" | "UniJIS-UTF16" | "UniJISPro-UCS2"
-            | "UniJIS2004-UTF16" => (Charset::Utf16, "Japan1"),
+            "UniJIS-UCS2" | "UniJIS-UCS2-HW" | "UniJIS-UTF16" | "UniJISPro-UCS2" | "UniJIS2004-UTF16" => {
+                (Charset::Utf16, "Japan1")
+            }
             "UniJIS-UTF8" | "UniJISPro-UTF8" | "UniJIS2004-UTF8" => (Charset::Utf8, "Japan1"),
             "UniJIS-UTF32" | "UniJIS2004-UTF32" | "UniJISX0213-UTF32" | "UniJISX02132004-UTF32" => {
                 (Charset::Utf32, "Japan1")
             }
-            "GB-EUC" | "GBpc-EUC" | "GBK-EUC" | "GBKp-EUC" | "GBT-EUC" | "GBTpc-EUC" => {
-                (Charset::Gbk, "GB1")
-            }
+            "GB-EUC" | "GBpc-EUC" | "GBK-EUC" | "GBKp-EUC" | "GBT-EUC" | "GBTpc-EUC" => (Charset::Gbk, "GB1"),
             "GBK2K" => (Charset::Gb18030, "GB1"),
             "UniGB-UCS2" | "UniGB-UTF16" => (Charset::Utf16, "GB1"),
             "UniGB-UTF8" => (Charset::Utf8, "GB1"),
             "UniGB-UTF32" => (Charset::Utf32, "GB1"),
-            "B5" | "B5pc" | "HKscs-B5" | "ETen-B5" | "ETenms-B5" | "HKdla-B5" | "HKdlb-B5"
-            | "HKgccs-B5" | "HKm314-B5" | "HKm471-B5" => (Charset::Big5, "CNS1"),
+            "B5" | "B5pc" | "HKscs-B5" | "ETen-B5" | "ETenms-B5" | "HKdla-B5" | "HKdlb-B5" | "HKgccs-B5"
+            | "HKm314-B5" | "HKm471-B5" => (Charset::Big5, "CNS1"),
             "UniCNS-UCS2" | "UniCNS-UTF16" => (Charset::Utf16, "CNS1"),
             "UniCNS-UTF8" => (Charset::Utf8, "CNS1"),
             "UniCNS-UTF32" => (Charset::Utf32, "CNS1"),
-            "KSC-EUC" | "KSCpc-EUC" | "KSCms-UHC" | "KSCms-UHC-HW" | "KSC-Johab" => {
-                (Charset::EucKr, "Korea1")
-            }
+            "KSC-EUC" | "KSCpc-EUC" | "KSCms-UHC" | "KSCms-UHC-HW" | "KSC-Johab" => (Charset::EucKr, "Korea1"),
             "UniKS-UCS2" | "UniKS-UTF16" => (Charset::Utf16, "Korea1"),
             "UniKS-UTF8" => (Charset::Utf8, "Korea1"),
             "UniKS-UTF32" => (Charset::Utf32, "Korea1"),
             _ => return None,
         };
-        Some(Predefined {
-            charset,
-            collection: collection(ordering),
-        })
+        Some(Predefined { charset, collection: collection(ordering) })
     }
 
     pub fn decodes_to_unicode(&self) -> bool {
@@ -169,19 +149,9 @@ impl Predefined {
                 _ => 1,
             },
             Charset::Jis | Charset::Utf16 => {
-                if self.charset == Charset::Utf16 && (0xD8..=0xDB).contains(&lead) && b.len() >= 4 {
-                    4
-                } else {
-                    2
-                }
+                if self.charset == Charset::Utf16 && (0xD8..=0xDB).contains(&lead) && b.len() >= 4 { 4 } else { 2 }
             }
-            Charset::Gb18030
-                if b.len() >= 4
-                    && (0x30..=0x39).contains(&b[1])
-                    && (0x81..=0xFE).contains(&lead) =>
-            {
-                4
-            }
+            Charset::Gb18030 if b.len() >= 4 && (0x30..=0x39).contains(&b[1]) && (0x81..=0xFE).contains(&lead) => 4,
             Charset::Gbk | Charset::Gb18030 | Charset::Big5 | Charset::EucKr => match lead {
                 0x81..=0xFE => 2,
                 _ => 1,
@@ -211,10 +181,7 @@ impl Predefined {
             Charset::Big5 => BIG5,
             Charset::EucKr => EUC_KR,
             Charset::Utf16 => {
-                let units: Vec<u16> = code
-                    .chunks_exact(2)
-                    .map(|c| u16::from_be_bytes([c[0], c[1]]))
-                    .collect();
+                let units: Vec<u16> = code.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
                 return String::from_utf16(&units).ok();
             }
             Charset::Utf8 => UTF_8,
@@ -234,9 +201,7 @@ impl Predefined {
 }
 
 fn decode_strict(enc: &'static Encoding, bytes: &[u8]) -> Option<String> {
-    enc.decode_without_bom_handling_and_without_replacement(bytes)
-        .map(|c| c.into_owned())
-        .filter(|s| !s.is_empty())
+    enc.decode_without_bom_handling_and_without_replacement(bytes).map(|c| c.into_owned()).filter(|s| !s.is_empty())
 }
 
 #[cfg(test)]

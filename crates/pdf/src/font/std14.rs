@@ -32,10 +32,7 @@ fn parse_afm(afm: &'static str, symbolic: bool) -> Std14 {
         } else if let Some(v) = line.strip_prefix("Descender ") {
             m.descent = v.trim().parse().unwrap_or(0.0);
         } else if let Some(v) = line.strip_prefix("FontBBox ") {
-            let n: Vec<f32> = v
-                .split_whitespace()
-                .filter_map(|x| x.parse().ok())
-                .collect();
+            let n: Vec<f32> = v.split_whitespace().filter_map(|x| x.parse().ok()).collect();
             if n.len() == 4 {
                 bbox_low = n[1];
                 bbox_high = n[3];

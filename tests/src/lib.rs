@@ -1,0 +1,111 @@
+//! Helpers for docsift's cross-crate tests: finding the shared corpus, reading its
+//! manifests, extracting a corpus file, and comparing texts.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use docsift::{Document, Error, Options};
+use serde_json::Value;
+
+/// The shared corpus: `$DOCSIFT_CORPUS`, else `../shared/corpus` beside the checkout.
+/// Returns None (test skipped with a message) when absent, but panics under CI, where a
+/// missing corpus must fail the run rather than pass it silently.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("DOCSIFT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    if dir.join("manifests").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some_and(|v| v != "false" && !v.is_empty()) {
+        panic!("the shared corpus is missing at {} (set DOCSIFT_CORPUS)", dir.display());
+    }
+    eprintln!("corpus not found at {}: skipping", dir.display());
+    None
+}
+
+pub fn manifest(corpus: &Path, name: &str) -> Value {
+    let text =
+        std::fs::read_to_string(corpus.join("manifests").join(format!("{name}.json"))).expect("manifest readable");
+    serde_json::from_str(&text).expect("manifest is JSON")
+}
+
+pub fn extract_with(path: &Path, opts: &Options) -> Result<Document, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::new(docsift::ErrorKind::Io, e.to_string()))?;
+    docsift::extract(&bytes, opts, &|_| {}, &AtomicBool::new(false))
+}
+
+pub fn extract(path: &Path) -> Result<Document, Error> {
+    extract_with(path, &Options::default())
+}
+
+/// Whitespace runs collapsed to one space, ends trimmed.
+pub fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// 1 - Levenshtein distance / longer length, over Unicode scalar values.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    1.0 - prev[b.len()] as f64 / a.len().max(b.len()) as f64
+}
+
+/// Re-assembles a page's text from the chars `keep` selects (crops, size filters).
+pub fn text_of_chars(
+    page: &docsift::Page,
+    keep: impl Fn(&docsift_model::Char) -> bool,
+    opts: &docsift::TextOptions,
+) -> String {
+    let mut sub =
+        docsift::Page { chars: page.chars.iter().filter(|c| keep(c)).cloned().collect(), ..docsift::Page::default() };
+    docsift_layout::assemble(&mut sub, opts);
+    sub.text
+}
+
+/// One expectation's outcome, for the summary table a corpus test prints.
+pub struct Outcome {
+    pub id: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// Prints one line per expectation and panics listing the failures.
+pub fn report(name: &str, outcomes: &[Outcome]) {
+    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| !o.ok).collect();
+    for o in outcomes {
+        println!("{} {:<40} {}", if o.ok { "ok  " } else { "FAIL" }, o.id, o.detail);
+    }
+    println!("{name}: {} passed, {} failed", outcomes.len() - failed.len(), failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} {name} expectations failed: {}",
+        failed.len(),
+        failed.iter().map(|o| o.id.as_str()).collect::<Vec<_>>().join(", ")
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn similarity_bounds() {
+        assert_eq!(similarity("abc", "abc"), 1.0);
+        assert_eq!(similarity("", ""), 1.0);
+        assert!((similarity("abcd", "abce") - 0.75).abs() < 1e-9);
+        assert_eq!(collapse_ws(" a \n b  "), "a b");
+    }
+}
