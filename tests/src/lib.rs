@@ -109,3 +109,80 @@ mod tests {
         assert_eq!(collapse_ws(" a \n b  "), "a b");
     }
 }
+
+/// Builds small PDFs for feature tests with lopdf's writer.
+pub mod build {
+    use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
+
+    pub struct Builder {
+        pub doc: Document,
+        pages_id: ObjectId,
+        kids: Vec<Object>,
+    }
+
+    impl Default for Builder {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl Builder {
+        pub fn new() -> Self {
+            let mut doc = Document::with_version("1.7");
+            let pages_id = doc.new_object_id();
+            Builder { doc, pages_id, kids: Vec::new() }
+        }
+
+        pub fn add(&mut self, obj: impl Into<Object>) -> ObjectId {
+            self.doc.add_object(obj.into())
+        }
+
+        pub fn stream(&mut self, dict: Dictionary, content: &[u8]) -> ObjectId {
+            self.doc.add_object(Stream::new(dict, content.to_vec()))
+        }
+
+        /// Adds a US-letter page drawing `content` with `resources`; `extra` entries (Rotate,
+        /// MediaBox...) go into the page dictionary.
+        pub fn page(&mut self, resources: Dictionary, content: &str, extra: Dictionary) -> ObjectId {
+            let content_id = self.stream(Dictionary::new(), content.as_bytes());
+            let mut page = dictionary! {
+                "Type" => "Page",
+                "Parent" => self.pages_id,
+                "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+                "Contents" => content_id,
+                "Resources" => resources,
+            };
+            for (k, v) in extra.iter() {
+                page.set(k.clone(), v.clone());
+            }
+            let id = self.add(page);
+            self.kids.push(id.into());
+            id
+        }
+
+        pub fn finish(mut self) -> Vec<u8> {
+            let count = self.kids.len() as i64;
+            self.doc.objects.insert(
+                self.pages_id,
+                Object::Dictionary(
+                    dictionary! { "Type" => "Pages", "Kids" => std::mem::take(&mut self.kids), "Count" => count },
+                ),
+            );
+            let catalog = self.add(dictionary! { "Type" => "Catalog", "Pages" => self.pages_id });
+            self.doc.trailer.set("Root", catalog);
+            self.finish_document()
+        }
+
+        /// Saves the document as it is (the caller set Root itself).
+        pub fn finish_document(mut self) -> Vec<u8> {
+            let mut out = Vec::new();
+            self.doc.save_to(&mut out).expect("lopdf writes to memory");
+            out
+        }
+    }
+
+    /// A non-embedded standard font resource dictionary `/F1`.
+    pub fn helvetica() -> Dictionary {
+        dictionary! { "Font" => dictionary! { "F1" => dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" } } }
+    }
+}
