@@ -39,7 +39,7 @@ fn standard14_glyph_boxes_follow_pdfplumber() {
     assert!(close(a.bbox.x0, 100.0) && close(a.bbox.x1, 106.67), "{:?}", a.bbox);
     assert!(close(a.bbox.bottom, 792.0 - 700.0 + 2.07) && close(a.bbox.height(), 10.0), "{:?}", a.bbox);
     assert!(close(p.chars[1].bbox.x0, 106.67));
-    assert_eq!(a.font, "Helvetica");
+    assert_eq!(&*a.font, "Helvetica");
     assert!(a.upright);
 }
 

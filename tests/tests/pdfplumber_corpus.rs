@@ -309,13 +309,13 @@ fn check_chars(page: &docsift::Page, expected: &Value) -> Result<String, String>
         }
     }
     if let Some(font) = expected.get("fontname").and_then(Value::as_str)
-        && c.font != font
+        && &*c.font != font
     {
         return Err(format!("font {}", c.font));
     }
     if let Some(color) = expected.get("non_stroking_color").and_then(Value::as_array) {
         let want: Vec<f32> = color.iter().filter_map(Value::as_f64).map(|v| v as f32).collect();
-        if c.color != want {
+        if *c.color != *want {
             return Err(format!("color {:?}", c.color));
         }
     }

@@ -175,12 +175,12 @@ fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String>
         let mut pages = 0;
         for _ in 0..repeat.max(1) {
             let start = Instant::now();
-            let doc = pool
-                .install(|| docsift::extract(&bytes, &Options::default(), &|_| {}, &never))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            match pool.install(|| docsift::extract(&bytes, &Options::default(), &|_| {}, &never)) {
+                Ok(doc) => pages = doc.pages.len(),
+                // Unreadable files count as no pages, as the peers skip them too.
+                Err(e) => eprintln!("docsift: {}: {e}", path.display()),
+            }
             best = best.min(start.elapsed().as_secs_f64());
-            pages = doc.pages.len();
-            std::hint::black_box(&doc);
         }
         println!("{}\t{}\t{:.4}\t{:.1}", path.display(), pages, best, pages as f64 / best);
         total_pages += pages;

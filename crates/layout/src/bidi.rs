@@ -60,7 +60,7 @@ mod tests {
             bbox: BBox::default(),
             upright: true,
             direction: Direction::Ltr,
-            font: String::new(),
+            font: "".into(),
             size: 10.0,
         }
     }

@@ -6,8 +6,6 @@
 mod bidi;
 mod order;
 
-use std::collections::HashMap;
-
 use docsift_model::{BBox, Char, Direction, Line, Page, Word};
 
 /// Gap between two glyphs, as a fraction of the font size, above which they belong to
@@ -64,21 +62,33 @@ impl TextOptions {
     }
 }
 
-/// Indices of the glyphs to keep: a glyph drawn again at (almost) the same place with the
-/// same text, font and size — fake bold and shadow effects — is dropped, the first kept.
-pub fn dedupe_chars(chars: &[Char], tolerance: f32) -> Vec<usize> {
-    let mut seen: HashMap<(&str, &str, i32), Vec<(f32, f32)>> = HashMap::new();
-    let mut keep = Vec::with_capacity(chars.len());
-    for (i, c) in chars.iter().enumerate() {
-        let key = (c.text.as_str(), c.font.as_str(), (c.size * 10.0).round() as i32);
-        let spots = seen.entry(key).or_default();
-        let dup = spots.iter().any(|&(x, y)| (x - c.bbox.x0).abs() <= tolerance && (y - c.bbox.top).abs() <= tolerance);
-        if !dup {
-            spots.push((c.bbox.x0, c.bbox.top));
-            keep.push(i);
+/// Drops from a line the glyphs drawn again at (almost) the same place with the same
+/// text, font and size — fake bold and shadow effects — keeping the first drawn. Such
+/// duplicates always share a line, so only glyphs within `tolerance` along the line are
+/// compared (a window in the line sorted by position).
+fn dedupe_line(chars: &[Char], proj: &[(f32, f32, f32, f32)], line: &mut Vec<usize>, tolerance: f32) {
+    let mut sorted = line.clone();
+    sorted.sort_by(|&a, &b| proj[a].0.total_cmp(&proj[b].0).then(a.cmp(&b)));
+    let mut dropped: Vec<usize> = Vec::new();
+    for (k, &i) in sorted.iter().enumerate() {
+        let c = &chars[i];
+        for &j in sorted[..k].iter().rev() {
+            if proj[i].0 - proj[j].0 > tolerance {
+                break;
+            }
+            let o = &chars[j];
+            if o.text == c.text
+                && (proj[i].2 - proj[j].2).abs() <= tolerance
+                && o.font == c.font
+                && (o.size - c.size).abs() < 0.05
+            {
+                dropped.push(i.max(j));
+            }
         }
     }
-    keep
+    if !dropped.is_empty() {
+        line.retain(|i| !dropped.contains(i));
+    }
 }
 
 /// A reading frame: text advances along +u, lines follow along +v.
@@ -130,17 +140,21 @@ fn is_blank(c: &Char) -> bool {
 
 /// Groups chars (indices) into lines per frame: clusters on the line-axis start with the
 /// y tolerance (chained, as pdfplumber), each line sorted along the text axis.
-fn chars_to_lines(chars: &[Char], keep: &[usize], y_tolerance: f32) -> Vec<(Frame, Vec<usize>)> {
+fn chars_to_lines(chars: &[Char], opts: &TextOptions) -> Vec<(Frame, Vec<usize>)> {
+    let y_tolerance = opts.y_tolerance;
     let mut lines = Vec::new();
-    for (frame, mut idx) in chars_by_frame(chars, keep) {
-        let proj: HashMap<usize, (f32, f32, f32, f32)> =
-            idx.iter().map(|&i| (i, frame.project(&chars[i].bbox))).collect();
-        idx.sort_by(|a, b| proj[a].2.total_cmp(&proj[b].2));
+    // Projections indexed like `chars` (only the current frame's entries are read).
+    let mut proj = vec![(0.0f32, 0.0f32, 0.0f32, 0.0f32); chars.len()];
+    for (frame, mut idx) in chars_by_frame(chars) {
+        for &i in &idx {
+            proj[i] = frame.project(&chars[i].bbox);
+        }
+        idx.sort_by(|&a, &b| proj[a].2.total_cmp(&proj[b].2));
         let first = lines.len();
         let mut current: Vec<usize> = Vec::new();
         let mut last_v = f32::NEG_INFINITY;
         for i in idx {
-            let v = proj[&i].2;
+            let v = proj[i].2;
             if !current.is_empty() && v - last_v > y_tolerance {
                 lines.push((frame, std::mem::take(&mut current)));
             }
@@ -151,7 +165,10 @@ fn chars_to_lines(chars: &[Char], keep: &[usize], y_tolerance: f32) -> Vec<(Fram
             lines.push((frame, current));
         }
         for (_, line) in &mut lines[first..] {
-            line.sort_by(|a, b| proj[a].0.total_cmp(&proj[b].0));
+            line.sort_by(|&a, &b| proj[a].0.total_cmp(&proj[b].0));
+            if opts.dedupe {
+                dedupe_line(chars, &proj, line, DEDUPE_TOLERANCE);
+            }
         }
     }
     lines
@@ -159,14 +176,16 @@ fn chars_to_lines(chars: &[Char], keep: &[usize], y_tolerance: f32) -> Vec<(Fram
 
 /// Lines in content-stream order: a line ends where the next glyph leaves it (moves to
 /// another line or jumps back along the text axis).
-fn chars_to_lines_in_flow(chars: &[Char], keep: &[usize], y_tolerance: f32) -> Vec<(Frame, Vec<usize>)> {
+fn chars_to_lines_in_flow(chars: &[Char], opts: &TextOptions) -> Vec<(Frame, Vec<usize>)> {
+    let y_tolerance = opts.y_tolerance;
     let mut lines = Vec::new();
-    for (frame, idx) in chars_by_frame(chars, keep) {
+    let proj: Vec<(f32, f32, f32, f32)> = chars.iter().map(|c| Frame::of(c).project(&c.bbox)).collect();
+    for (frame, idx) in chars_by_frame(chars) {
         let mut current: Vec<usize> = Vec::new();
         for i in idx {
             if let Some(&p) = current.last() {
-                let (pu0, _, pv0, _) = frame.project(&chars[p].bbox);
-                let (cu0, _, cv0, _) = frame.project(&chars[i].bbox);
+                let (pu0, _, pv0, _) = proj[p];
+                let (cu0, _, cv0, _) = proj[i];
                 if (cv0 - pv0).abs() > y_tolerance || cu0 < pu0 {
                     lines.push((frame, std::mem::take(&mut current)));
                 }
@@ -177,15 +196,20 @@ fn chars_to_lines_in_flow(chars: &[Char], keep: &[usize], y_tolerance: f32) -> V
             lines.push((frame, current));
         }
     }
+    if opts.dedupe {
+        for (_, line) in &mut lines {
+            dedupe_line(chars, &proj, line, DEDUPE_TOLERANCE);
+        }
+    }
     lines
 }
 
 /// Char indices per reading frame; the frame with the most text (the page's main
 /// direction) first.
-fn chars_by_frame(chars: &[Char], keep: &[usize]) -> Vec<(Frame, Vec<usize>)> {
+fn chars_by_frame(chars: &[Char]) -> Vec<(Frame, Vec<usize>)> {
     let mut frames: Vec<(Frame, Vec<usize>)> = Vec::new();
-    for &i in keep {
-        let f = Frame::of(&chars[i]);
+    for (i, c) in chars.iter().enumerate() {
+        let f = Frame::of(c);
         match frames.iter_mut().find(|(g, _)| *g == f) {
             Some((_, v)) => v.push(i),
             None => frames.push((f, vec![i])),
@@ -275,14 +299,10 @@ fn make_word(chars: &[Char], idx: &[usize], direction: Direction) -> Word {
 /// words with a space.
 pub fn assemble(page: &mut Page, opts: &TextOptions) {
     let chars = &page.chars;
-    let keep: Vec<usize> = if opts.dedupe { dedupe_chars(chars, DEDUPE_TOLERANCE) } else { (0..chars.len()).collect() };
     let mut words: Vec<Word> = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
-    let lines_of_chars = if opts.use_text_flow {
-        chars_to_lines_in_flow(chars, &keep, opts.y_tolerance)
-    } else {
-        chars_to_lines(chars, &keep, opts.y_tolerance)
-    };
+    let lines_of_chars =
+        if opts.use_text_flow { chars_to_lines_in_flow(chars, opts) } else { chars_to_lines(chars, opts) };
     // Words per geometric line, then line segments (split at wide gaps) per frame.
     let mut line_words: Vec<(Frame, Vec<Word>)> = Vec::new();
     for (frame, line) in lines_of_chars {
@@ -358,7 +378,7 @@ mod tests {
             direction: Direction::Ltr,
             origin: Origin::Native,
             matrix: Matrix([1.0, 0.0, 0.0, -1.0, x0, top + size]),
-            color: vec![],
+            color: Vec::new().into(),
             tag: None,
         }
     }
@@ -411,13 +431,18 @@ mod tests {
     }
 
     #[test]
-    fn overprinted_duplicates_removed() {
+    fn overprinted_duplicates_removed_from_text_but_kept_as_chars() {
         let c = ch("a", 0.0, 0.0, 5.0, 10.0);
         let mut shifted = c.clone();
         shifted.bbox.x0 += 0.5;
         shifted.bbox.x1 += 0.5;
-        let keep = dedupe_chars(&[c.clone(), shifted, ch("a", 20.0, 0.0, 5.0, 10.0)], DEDUPE_TOLERANCE);
-        assert_eq!(keep, vec![0, 2]);
+        let mut p = page_of(vec![c.clone(), shifted, ch("a", 5.0, 0.0, 5.0, 10.0)]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "aa");
+        assert_eq!(p.chars.len(), 3);
+        let mut p = page_of(p.chars.clone());
+        assemble(&mut p, &TextOptions { dedupe: false, ..TextOptions::default() });
+        assert_eq!(p.text, "aaa");
     }
 
     #[test]

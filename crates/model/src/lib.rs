@@ -5,13 +5,20 @@
 mod error;
 mod geometry;
 
+pub use compact_str::CompactString;
 pub use error::{Error, ErrorKind, Warning};
 pub use geometry::{BBox, Matrix};
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 /// Version tag of the JSON document; bump when a field changes meaning.
 pub const SCHEMA: &str = "docsift/1";
+
+fn is_empty_slice(s: &Arc<[f32]>) -> bool {
+    s.is_empty()
+}
 
 /// Where a character came from.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,9 +42,11 @@ pub enum Direction {
 /// expanded, combining marks).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Char {
-    pub text: String,
+    /// Inline up to 24 bytes: no allocation per glyph.
+    pub text: CompactString,
     pub bbox: BBox,
-    pub font: String,
+    /// Shared by every glyph of the font.
+    pub font: Arc<str>,
     pub size: f32,
     pub upright: bool,
     /// Direction the text advances in on the displayed page.
@@ -45,12 +54,13 @@ pub struct Char {
     pub origin: Origin,
     /// The text rendering matrix (font space to displayed page space, y down).
     pub matrix: Matrix,
-    /// Fill colour components in the colour space in force (1 gray, 3 RGB, 4 CMYK).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub color: Vec<f32>,
+    /// Fill colour components in the colour space in force (1 gray, 3 RGB, 4 CMYK),
+    /// shared by the glyphs drawn in it.
+    #[serde(default, skip_serializing_if = "is_empty_slice")]
+    pub color: Arc<[f32]>,
     /// Marked-content tag (e.g. `Span`, `P`) in force when the glyph was shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tag: Option<String>,
+    pub tag: Option<Arc<str>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,7 +69,7 @@ pub struct Word {
     pub bbox: BBox,
     pub upright: bool,
     pub direction: Direction,
-    pub font: String,
+    pub font: Arc<str>,
     pub size: f32,
 }
 

@@ -164,6 +164,12 @@ impl PdfDocument {
             Some(o) => vec![o],
             None => Vec::new(),
         };
+        if let [only] = streams[..]
+            && let Object::Stream(st) = resolve(&self.doc, only)
+            && let Some(bytes) = self.stream_content(st)
+        {
+            return bytes;
+        }
         let mut out = Vec::new();
         for s in streams {
             match resolve(&self.doc, s) {

@@ -30,8 +30,8 @@ pub struct ShownGlyph<'a> {
     /// Displayed-page direction of the glyph's up vector (unit vector).
     pub up_dir: (f32, f32),
     pub mapped: bool,
-    pub fill_color: &'a [f32],
-    pub tag: Option<&'a str>,
+    pub fill_color: &'a Arc<[f32]>,
+    pub tag: Option<&'a Arc<str>>,
     pub render_mode: u8,
 }
 
@@ -56,7 +56,7 @@ struct GState {
     leading: f32,
     rise: f32,
     render_mode: u8,
-    fill_color: Vec<f32>,
+    fill_color: Arc<[f32]>,
     line_width: f32,
 }
 
@@ -79,7 +79,7 @@ pub struct Interpreter<'d, D: Device> {
     path: Vec<PathOp>,
     /// Path points are kept in user space under the CTM at construction time.
     path_ctm: Matrix,
-    tags: Vec<Option<String>>,
+    tags: Vec<Option<Arc<str>>>,
     form_stack: Vec<ObjectId>,
     ops_left: u64,
     budget_warned: bool,
@@ -100,7 +100,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
                 leading: 0.0,
                 rise: 0.0,
                 render_mode: 0,
-                fill_color: vec![0.0],
+                fill_color: Arc::from([0.0f32].as_slice()),
                 line_width: 1.0,
             },
             stack: Vec::new(),
@@ -234,20 +234,21 @@ impl<'d, D: Device> Interpreter<'d, D> {
             b"b" | b"b*" => self.paint(true, true, true),
             b"n" => self.path.clear(),
             // Colour (fill only: text colour).
-            b"g" => self.gs.fill_color = vec![n(0)],
-            b"rg" => self.gs.fill_color = last_n(3),
-            b"k" => self.gs.fill_color = last_n(4),
+            b"g" => self.gs.fill_color = Arc::from([n(0)].as_slice()),
+            b"rg" => self.gs.fill_color = last_n(3).into(),
+            b"k" => self.gs.fill_color = last_n(4).into(),
             b"cs" => {
                 self.gs.fill_color = match o.first().and_then(Operand::as_name) {
                     Some(b"DeviceRGB") | Some(b"CalRGB") => vec![0.0; 3],
                     Some(b"DeviceCMYK") => vec![0.0, 0.0, 0.0, 1.0],
                     _ => vec![0.0],
                 }
+                .into()
             }
             b"sc" | b"scn" => {
                 let comps: Vec<f32> = o.iter().filter_map(Operand::as_f32).collect();
                 if !comps.is_empty() {
-                    self.gs.fill_color = comps;
+                    self.gs.fill_color = comps.into();
                 }
             }
             // XObjects and inline images.
@@ -258,7 +259,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
             }
             // Marked content.
             b"BMC" | b"BDC" => {
-                let tag = o.first().and_then(Operand::as_name).map(|n| String::from_utf8_lossy(n).into_owned());
+                let tag = o.first().and_then(Operand::as_name).map(|n| Arc::from(String::from_utf8_lossy(n).as_ref()));
                 if self.tags.len() < MAX_GSTATE_DEPTH {
                     self.tags.push(tag);
                 }
@@ -332,7 +333,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
         let fs = self.gs.font_size;
         let th = self.gs.h_scale;
         let rise = self.gs.rise;
-        let tag = self.tags.iter().rev().find_map(|t| t.as_deref()).map(str::to_string);
+        let tag = self.tags.iter().rev().find_map(|t| t.clone());
         for glyph in font.glyphs(bytes) {
             let trm = self.tm.then(&self.gs.ctm);
             let spacing = self.gs.char_spacing + if glyph.is_space_code { self.gs.word_spacing } else { 0.0 };
@@ -359,7 +360,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
                         up_dir: unit((ux, -uy)),
                         mapped: mapped && raw.is_some(),
                         fill_color: &self.gs.fill_color,
-                        tag: tag.as_deref(),
+                        tag: tag.as_ref(),
                         render_mode: self.gs.render_mode,
                     });
                 }

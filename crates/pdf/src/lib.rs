@@ -11,8 +11,6 @@ mod interp;
 mod lexer;
 mod objects;
 
-use std::sync::Arc;
-
 use docsift_model::{BBox, Char, Direction, Image, Origin, Page, Rect, Segment, Warning};
 
 pub use document::{Limits, PageInfo, PdfDocument, has_header, looks_like_headerless_pdf};
@@ -27,16 +25,6 @@ const OFF_PAGE_MARGIN: f32 = 1.0;
 struct PageCollector {
     page: Page,
     bounds: BBox,
-    fonts: Vec<Arc<str>>,
-}
-
-impl PageCollector {
-    fn font_name(&mut self, f: &Arc<str>) -> String {
-        if !self.fonts.iter().any(|x| Arc::ptr_eq(x, f)) {
-            self.fonts.push(f.clone());
-        }
-        f.to_string()
-    }
 }
 
 fn is_garbage_char(c: char) -> bool {
@@ -70,18 +58,17 @@ impl Device for PageCollector {
         } else {
             Direction::Btt
         };
-        let font = self.font_name(g.font);
         self.page.chars.push(Char {
-            text: g.text.to_string(),
+            text: g.text.into(),
             bbox: g.bbox,
-            font,
+            font: g.font.clone(),
             size: g.size,
             upright,
             direction,
             origin: Origin::Native,
             matrix: g.matrix,
-            color: g.fill_color.to_vec(),
-            tag: g.tag.map(str::to_string),
+            color: g.fill_color.clone(),
+            tag: g.tag.cloned(),
         });
     }
 
@@ -112,7 +99,6 @@ pub fn extract_page(doc: &PdfDocument, index: usize) -> Result<Page, PdfError> {
     let mut collector = PageCollector {
         page: Page { number: index + 1, width, height, rotation: info.rotate, ..Page::default() },
         bounds: info.bbox(),
-        fonts: Vec::new(),
     };
     let mut warnings = Vec::new();
     let content = doc.page_content(info, &mut warnings);

@@ -1,7 +1,8 @@
 //! CMaps: `ToUnicode` (code -> text) and CID CMaps (code -> CID), both parsed from the
 //! PostScript-like CMap syntax with the content lexer.
 
-use std::collections::HashMap;
+use compact_str::CompactString;
+use rustc_hash::FxHashMap;
 
 use crate::lexer::{Lexer, Operand, Token};
 
@@ -39,7 +40,7 @@ pub struct CMap {
     pub codespace: Vec<CodespaceRange>,
     /// (lo, hi, first cid), sorted by lo.
     cid_ranges: Vec<(u32, u32, u32)>,
-    unicode_chars: HashMap<u32, String>,
+    unicode_chars: FxHashMap<u32, CompactString>,
     /// (lo, hi, target), sorted by lo.
     unicode_ranges: Vec<(u32, u32, UnicodeTarget)>,
     pub wmode: u8,
@@ -127,7 +128,7 @@ impl CMap {
                         }
                         _ => continue,
                     };
-                    self.unicode_chars.insert(code_of(src), text);
+                    self.unicode_chars.insert(code_of(src), text.into());
                 }
             }
             Section::BfRange => {
@@ -197,7 +198,7 @@ impl CMap {
         !self.unicode_chars.is_empty() || !self.unicode_ranges.is_empty()
     }
 
-    pub fn lookup_unicode(&self, code: u32) -> Option<String> {
+    pub fn lookup_unicode(&self, code: u32) -> Option<CompactString> {
         if let Some(s) = self.unicode_chars.get(&code) {
             return Some(s.clone());
         }
@@ -210,21 +211,21 @@ impl CMap {
             let offset = code - lo;
             return match target {
                 UnicodeTarget::Base(units) => {
-                    let mut units = units.clone();
-                    if let Some(last) = units.last_mut() {
-                        let v = *last as u32 + offset;
-                        if v > 0xFFFF {
-                            // Spills past one unit: the range spans a surrogate pair.
-                            return char::from_u32(
-                                String::from_utf16_lossy(&units).chars().last().map_or(0, |c| c as u32) + offset,
-                            )
-                            .map(String::from);
-                        }
-                        *last = v as u16;
+                    let Some((&last, head)) = units.split_last() else { return Some(CompactString::default()) };
+                    let v = last as u32 + offset;
+                    if v > 0xFFFF {
+                        // Spills past one unit: the range spans a surrogate pair.
+                        let base = String::from_utf16_lossy(units).chars().last().map_or(0, |c| c as u32);
+                        return char::from_u32(base + offset)
+                            .map(|c| CompactString::from(&*c.encode_utf8(&mut [0; 4])));
                     }
-                    Some(String::from_utf16_lossy(&units))
+                    let mut out = CompactString::default();
+                    for c in char::decode_utf16(head.iter().copied().chain([v as u16])) {
+                        out.push(c.unwrap_or('\u{FFFD}'));
+                    }
+                    Some(out)
                 }
-                UnicodeTarget::List(list) => list.get(offset as usize).cloned(),
+                UnicodeTarget::List(list) => list.get(offset as usize).map(|s| CompactString::from(s.as_str())),
             };
         }
         None

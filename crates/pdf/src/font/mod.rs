@@ -11,6 +11,8 @@ mod std14;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use compact_str::CompactString;
+
 use docsift_model::Matrix;
 use lopdf::{Dictionary, Document, Object};
 
@@ -59,8 +61,9 @@ pub struct Font {
     pub descent: f32,
     codes: CodeMap,
     to_unicode: Option<CMap>,
-    /// Simple fonts: code -> text and advance (text space per unit font size).
-    simple_unicode: Vec<Option<Box<str>>>,
+    /// Simple fonts: code -> text (ToUnicode folded in at load) and advance (text space
+    /// per unit font size).
+    simple_unicode: Vec<Option<CompactString>>,
     simple_widths: Vec<f32>,
     /// Composite fonts: CID ranges with widths (text space), sorted by first CID.
     cid_widths: Vec<(u32, u32, f32)>,
@@ -75,9 +78,10 @@ pub struct Font {
 }
 
 /// What one code of a shown string stands for.
-pub struct Glyph<'f> {
+pub struct Glyph {
     pub code: u32,
-    pub text: Option<Cow<'f, str>>,
+    /// Inline up to 24 bytes: cloning it per glyph does not allocate.
+    pub text: Option<CompactString>,
     /// Horizontal advance in text space per unit font size (w0).
     pub width: f32,
     /// Vertical writing: (w1y, vx, vy) per unit font size.
@@ -217,7 +221,7 @@ impl Font {
             FontKind::TrueType if !symbolic_flag => BaseEncoding::WinAnsi,
             _ => BaseEncoding::Standard,
         };
-        let mut unicode: Vec<Option<Box<str>>> = vec![None; 256];
+        let mut unicode: Vec<Option<CompactString>> = vec![None; 256];
         let mut widths = vec![f32::NAN; 256];
         for code in 0..256usize {
             let mut name: Option<Cow<str>> = names[code].as_deref().map(Cow::Borrowed);
@@ -248,7 +252,8 @@ impl Font {
             {
                 text = p.unicode_for_code(code as u8);
             }
-            unicode[code] = text.map(String::into_boxed_str);
+            unicode[code] =
+                self.to_unicode.as_ref().and_then(|t| t.lookup_unicode(code as u32)).or(text.map(CompactString::from));
             // Width from the standard metrics by glyph name, or the font program.
             if let Some(s) = std {
                 let w = name
@@ -357,7 +362,7 @@ impl Font {
     }
 
     /// Splits a shown string into glyphs.
-    pub fn glyphs<'s>(&'s self, bytes: &'s [u8]) -> impl Iterator<Item = Glyph<'s>> + 's {
+    pub fn glyphs<'s>(&'s self, bytes: &'s [u8]) -> impl Iterator<Item = Glyph> + 's {
         let mut pos = 0;
         std::iter::from_fn(move || {
             if pos >= bytes.len() {
@@ -382,15 +387,10 @@ impl Font {
         })
     }
 
-    fn glyph<'s>(&'s self, code: u32, code_bytes: &[u8]) -> Glyph<'s> {
+    fn glyph(&self, code: u32, code_bytes: &[u8]) -> Glyph {
         if let CodeMap::Single = self.codes {
             let c = code as usize & 0xFF;
-            let text = self
-                .to_unicode
-                .as_ref()
-                .and_then(|t| t.lookup_unicode(code))
-                .map(Cow::Owned)
-                .or_else(|| self.simple_unicode[c].as_deref().map(Cow::Borrowed));
+            let text = self.simple_unicode[c].clone();
             return Glyph { code, text, width: self.simple_widths[c], vmetrics: None, is_space_code: code == 32 };
         }
         let cid = match &self.codes {
@@ -402,13 +402,14 @@ impl Font {
             .to_unicode
             .as_ref()
             .and_then(|t| t.lookup_unicode(code))
-            .map(Cow::Owned)
             .or_else(|| match &self.codes {
-                CodeMap::Predefined(p) => p.decode(code_bytes).map(Cow::Owned),
+                CodeMap::Predefined(p) => p.decode(code_bytes).map(CompactString::from),
                 _ => None,
             })
-            .or_else(|| self.cid_unicode.get(&cid).map(|s| Cow::Borrowed(s.as_str())))
-            .or_else(|| self.collection.and_then(|c| c.unicode(cid)).map(|c| Cow::Owned(c.to_string())));
+            .or_else(|| self.cid_unicode.get(&cid).map(|s| CompactString::from(s.as_str())))
+            .or_else(|| {
+                self.collection.and_then(|c| c.unicode(cid)).map(|c| CompactString::from(&*c.encode_utf8(&mut [0; 4])))
+            });
         let width = lookup_range(&self.cid_widths, cid).unwrap_or(self.default_width);
         let vmetrics = self
             .vertical
@@ -471,7 +472,7 @@ mod tests {
             "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
             "Encoding" => dictionary! { "BaseEncoding" => "WinAnsiEncoding", "Differences" => vec![65.into(), "Euro".into(), "fi".into()] },
         });
-        let g: Vec<_> = f.glyphs(b"AB\x80C").map(|g| g.text.unwrap().into_owned()).collect();
+        let g: Vec<_> = f.glyphs(b"AB\x80C").map(|g| g.text.unwrap().to_string()).collect();
         assert_eq!(g, ["€", "ﬁ", "€", "C"]);
         let w: Vec<f32> = f.glyphs(b"C").map(|g| g.width).collect();
         assert_eq!(w, [0.722]);
@@ -499,7 +500,7 @@ mod tests {
     #[test]
     fn symbol_font_uses_builtin_encoding() {
         let f = font(dictionary! { "Subtype" => "Type1", "BaseFont" => "Symbol" });
-        let t: String = f.glyphs(b"abg").map(|g| g.text.unwrap().into_owned()).collect();
+        let t: String = f.glyphs(b"abg").map(|g| g.text.unwrap().to_string()).collect();
         assert_eq!(t, "αβγ");
     }
 }
