@@ -8,12 +8,6 @@ use docsift::{ErrorKind, Options};
 use docsift_tests::{Outcome, collapse_ws, corpus, extract_with, manifest, report};
 use serde_json::Value;
 
-/// Encrypted files docsift cannot open yet, with why (each still gives a typed error).
-const KNOWN_UNOPENABLE: &[(&str, &str)] = &[(
-    "issue6010_2.pdf",
-    "AES-256 R6 with a non-ASCII password: lopdf's key derivation rejects the password pdf.js accepts",
-)];
-
 /// Find counts where docsift is right and pdf.js is not: (id, why, docsift's counts).
 const BETTER_COUNTS: &[(&str, &str, &[usize])] = &[(
     "tracemonkey_find_government_word",
@@ -180,26 +174,17 @@ fn every_pdfjs_corpus_file_yields_pages_or_a_typed_error() {
                 true,
                 format!("{} pages, {} chars", doc.pages.len(), doc.pages.iter().map(|p| p.chars.len()).sum::<usize>()),
             ),
-            Err(e) if has_password && !KNOWN_UNOPENABLE.iter().any(|(k, _)| *k == short) => {
-                (false, format!("did not open with the manifest's password: {e}"))
-            }
-            Err(e) => {
-                let why = KNOWN_UNOPENABLE
-                    .iter()
-                    .find(|(k, _)| *k == short)
-                    .map(|(_, w)| format!(" — known: {w}"))
-                    .unwrap_or_default();
-                (
-                    matches!(
-                        e.kind,
-                        ErrorKind::Malformed
-                            | ErrorKind::Encrypted { .. }
-                            | ErrorKind::Unsupported
-                            | ErrorKind::LimitExceeded
-                    ),
-                    format!("typed error {}: {e}{why}", e.code()),
-                )
-            }
+            Err(e) if has_password => (false, format!("did not open with the manifest's password: {e}")),
+            Err(e) => (
+                matches!(
+                    e.kind,
+                    ErrorKind::Malformed
+                        | ErrorKind::Encrypted { .. }
+                        | ErrorKind::Unsupported
+                        | ErrorKind::LimitExceeded
+                ),
+                format!("typed error {}: {e}", e.code()),
+            ),
         };
         outcomes.push(Outcome { id: short, ok, detail });
     }

@@ -94,17 +94,24 @@ impl PdfDocument {
             max_decompressed_size: Some(limits.max_stream_bytes),
             ..Default::default()
         };
-        let doc = match Document::load_mem_with_options(bytes, options) {
-            Ok(d) => d,
-            Err(lopdf::Error::InvalidPassword) | Err(lopdf::Error::Decryption(_)) => {
-                return Err(PdfError::Password { supplied: password.is_some_and(|p| !p.is_empty()) });
+        let has_encrypt = bytes.windows(8).any(|w| w == b"/Encrypt");
+        let (doc, encrypted) = match Document::load_mem_with_options(bytes, options) {
+            Ok(d) if !d.is_encrypted() => {
+                let encrypted = d.was_encrypted();
+                (d, encrypted)
+            }
+            // lopdf refused the password or the file: the fallback handler decides.
+            Ok(_) | Err(lopdf::Error::InvalidPassword) | Err(lopdf::Error::Decryption(_)) => {
+                let d = crate::crypt::open(bytes, password, limits.max_stream_bytes)?;
+                (d, true)
+            }
+            Err(e) if has_encrypt => {
+                let d = crate::crypt::open(bytes, password, limits.max_stream_bytes)
+                    .map_err(|_| PdfError::Load(e.to_string()))?;
+                (d, true)
             }
             Err(e) => return Err(PdfError::Load(e.to_string())),
         };
-        let encrypted = doc.was_encrypted() || doc.is_encrypted();
-        if doc.is_encrypted() {
-            return Err(PdfError::Password { supplied: password.is_some_and(|p| !p.is_empty()) });
-        }
         let repaired = doc.xref_recovery.is_some();
         let mut warnings = Vec::new();
         if repaired {

@@ -4,6 +4,7 @@
 //! segments, rectangles and image placements in displayed-page coordinates. Word and
 //! line assembly live in docsift-layout; this crate knows nothing of files or threads.
 
+mod crypt;
 mod document;
 mod error;
 pub mod font;
