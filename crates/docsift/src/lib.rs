@@ -62,6 +62,7 @@ pub fn parse_page_list(spec: &str) -> Result<Vec<usize>, Error> {
 }
 
 /// Extracts a document. `progress` is called after each page (from worker threads when
+/// Extracts a document. `progress` is called after each page (from worker threads when
 /// parallel); `cancel` is checked between pages.
 pub fn extract(
     bytes: &[u8],
@@ -69,65 +70,104 @@ pub fn extract(
     progress: &(dyn Fn(Progress) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Document, Error> {
-    if bytes.is_empty() {
-        return Err(Error::malformed("the file is empty"));
-    }
-    match sniff(bytes) {
-        Some(Format::Pdf) => extract_pdf(bytes, opts, progress, cancel),
-        None => Err(Error::new(ErrorKind::Unsupported, "unrecognised input: not a PDF")),
-    }
-}
-
-fn extract_pdf(
-    bytes: &[u8],
-    opts: &Options,
-    progress: &(dyn Fn(Progress) + Sync),
-    cancel: &AtomicBool,
-) -> Result<Document, Error> {
-    let pdf = PdfDocument::open(bytes, opts.password.as_deref(), opts.limits)?;
-    let count = pdf.pages().len();
-    let wanted: Vec<usize> = match &opts.pages {
-        Some(list) => {
-            if let Some(&bad) = list.iter().find(|&&p| p == 0 || p > count) {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    format!("page {bad} does not exist (the document has {count})"),
-                ));
-            }
-            list.iter().map(|p| p - 1).collect()
-        }
-        None => (0..count).collect(),
-    };
+    let doc = OpenDocument::open(bytes, opts)?;
+    let wanted = doc.resolve_pages(opts.pages.as_deref())?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = wanted.len();
-    let one = |index: usize| -> Result<Page, Error> {
+    let pages = doc.extract_pages(&wanted, &opts.text, &|| {
         if cancel.load(Ordering::Relaxed) {
-            return Err(Error::new(ErrorKind::Cancelled, "extraction cancelled"));
+            return false;
         }
-        let mut page = docsift_pdf::extract_page(&pdf, index)?;
-        docsift_layout::assemble(&mut page, &opts.text);
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         progress(Progress { done: n, total });
+        true
+    })?;
+    Ok(doc.into_document(pages))
+}
+
+/// An opened document whose pages are extracted on demand: front-ends that drive the
+/// loop themselves (the browser worker, for progress and abort between batches) use this.
+pub struct OpenDocument {
+    pdf: PdfDocument,
+}
+
+impl OpenDocument {
+    pub fn open(bytes: &[u8], opts: &Options) -> Result<OpenDocument, Error> {
+        if bytes.is_empty() {
+            return Err(Error::malformed("the file is empty"));
+        }
+        if sniff(bytes).is_none() {
+            return Err(Error::new(ErrorKind::Unsupported, "unrecognised input: not a PDF"));
+        }
+        Ok(OpenDocument { pdf: PdfDocument::open(bytes, opts.password.as_deref(), opts.limits)? })
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.pdf.pages().len()
+    }
+
+    /// 0-based indices of the 1-based `pages` list (all pages when None).
+    pub fn resolve_pages(&self, pages: Option<&[usize]>) -> Result<Vec<usize>, Error> {
+        let count = self.page_count();
+        match pages {
+            Some(list) => {
+                if let Some(&bad) = list.iter().find(|&&p| p == 0 || p > count) {
+                    return Err(Error::new(
+                        ErrorKind::Unsupported,
+                        format!("page {bad} does not exist (the document has {count})"),
+                    ));
+                }
+                Ok(list.iter().map(|p| p - 1).collect())
+            }
+            None => Ok((0..count).collect()),
+        }
+    }
+
+    pub fn extract_page(&self, index: usize, text: &TextOptions) -> Result<Page, Error> {
+        let mut page = docsift_pdf::extract_page(&self.pdf, index)?;
+        docsift_layout::assemble(&mut page, text);
         Ok(page)
-    };
-    #[cfg(feature = "parallel")]
-    let pages: Result<Vec<Page>, Error> = {
-        use rayon::prelude::*;
-        wanted.par_iter().map(|&i| one(i)).collect()
-    };
-    #[cfg(not(feature = "parallel"))]
-    let pages: Result<Vec<Page>, Error> = wanted.iter().map(|&i| one(i)).collect();
-    let pages = pages?;
-    let meta = Meta {
-        page_count: count,
-        title: pdf.info(b"Title"),
-        author: pdf.info(b"Author"),
-        encrypted: pdf.encrypted,
-        repaired: pdf.repaired,
-        pdf_version: pdf.version().to_string(),
-    };
-    let warnings = pdf.warnings.iter().map(|w| Warning::document(w.clone())).collect();
-    Ok(Document::new(meta, pages, warnings))
+    }
+
+    /// Extracts `indices` (in parallel where a rayon pool exists). `keep_going` runs after
+    /// each page; returning false cancels the rest.
+    pub fn extract_pages(
+        &self,
+        indices: &[usize],
+        text: &TextOptions,
+        keep_going: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Vec<Page>, Error> {
+        let one = |&index: &usize| -> Result<Page, Error> {
+            let page = self.extract_page(index, text)?;
+            if keep_going() { Ok(page) } else { Err(Error::new(ErrorKind::Cancelled, "extraction cancelled")) }
+        };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            indices.par_iter().map(one).collect()
+        }
+        #[cfg(not(feature = "parallel"))]
+        indices.iter().map(one).collect()
+    }
+
+    pub fn meta(&self) -> Meta {
+        Meta {
+            page_count: self.page_count(),
+            title: self.pdf.info(b"Title"),
+            author: self.pdf.info(b"Author"),
+            encrypted: self.pdf.encrypted,
+            repaired: self.pdf.repaired,
+            pdf_version: self.pdf.version().to_string(),
+        }
+    }
+
+    pub fn warnings(&self) -> Vec<Warning> {
+        self.pdf.warnings.iter().map(|w| Warning::document(w.clone())).collect()
+    }
+
+    pub fn into_document(self, pages: Vec<Page>) -> Document {
+        Document::new(self.meta(), pages, self.warnings())
+    }
 }
 
 #[cfg(test)]
