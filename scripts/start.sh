@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The main job: build the docsift CLI and extract the bundled sample (or the files given).
+# The main job: build the CLI and both wasm builds, show the CLI on the bundled sample,
+# then serve the drag-and-drop page (which opens that sample) on 127.0.0.1 with COOP/COEP.
+# `npm start -- FILE...` runs the CLI on your files instead of serving the page.
 source "$(dirname "$0")/env.sh"
 cargo build --release -p docsift-cli >&2
 BIN="$CARGO_TARGET_DIR/release/docsift"
-if [ "$#" -eq 0 ]; then
-  set -- samples/sample.pdf
+if [ "$#" -gt 0 ]; then
+  exec "$BIN" extract "$@"
 fi
-echo "== docsift extract $* ==" >&2
-"$BIN" extract "$@"
+echo "== docsift extract samples/sample.pdf ==" >&2
+"$BIN" extract samples/sample.pdf
+bash scripts/build-wasm.sh
+exec node scripts/serve.mjs --port "${PORT:-8080}"

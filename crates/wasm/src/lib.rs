@@ -1,0 +1,98 @@
+//! docsift in the browser: wasm-bindgen bindings of the facade. The module runs inside a
+//! dedicated Web Worker (pkg/worker.js drives it); the JS side loops over page batches so
+//! progress is reported and an abort lands between batches. With the `threads` feature,
+//! each batch is extracted in parallel on a wasm-bindgen-rayon pool.
+
+use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[cfg(feature = "threads")]
+pub use wasm_bindgen_rayon::init_thread_pool;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// Whether this build extracts pages in parallel.
+#[wasm_bindgen]
+pub fn threaded() -> bool {
+    cfg!(feature = "threads")
+}
+
+/// The JS error class a docsift error becomes on the main thread.
+fn error_name(kind: &ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Encrypted { .. } => "PasswordRequiredError",
+        ErrorKind::Malformed => "MalformedPdfError",
+        ErrorKind::LimitExceeded => "LimitExceededError",
+        ErrorKind::Unsupported => "UnsupportedInputError",
+        ErrorKind::Cancelled => "AbortError",
+        ErrorKind::Model | ErrorKind::Io => "DocsiftError",
+    }
+}
+
+#[derive(Serialize)]
+struct JsErrorShape<'a> {
+    name: &'a str,
+    code: &'a str,
+    message: &'a str,
+}
+
+/// Errors cross to JS as plain `{name, code, message}` objects (structured-clonable, so
+/// the worker can post them and the main thread rebuild the class).
+fn to_js_error(e: Error) -> JsValue {
+    to_js(&JsErrorShape { name: error_name(&e.kind), code: e.code(), message: &e.message })
+}
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+}
+
+/// An opened document; pages are extracted in batches the worker asks for.
+#[wasm_bindgen]
+pub struct Doc {
+    inner: OpenDocument,
+    text: TextOptions,
+}
+
+#[wasm_bindgen]
+impl Doc {
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8], password: Option<String>) -> Result<Doc, JsValue> {
+        let opts = Options { password, ..Options::default() };
+        let inner = OpenDocument::open(bytes, &opts).map_err(to_js_error)?;
+        Ok(Doc { inner, text: TextOptions::default() })
+    }
+
+    #[wasm_bindgen(js_name = pageCount)]
+    pub fn page_count(&self) -> usize {
+        self.inner.page_count()
+    }
+
+    /// 1-based page numbers (all pages when absent) -> 0-based indices, validated.
+    #[wasm_bindgen(js_name = resolvePages)]
+    pub fn resolve_pages(&self, pages: Option<Vec<u32>>) -> Result<Vec<u32>, JsValue> {
+        let list: Option<Vec<usize>> = pages.map(|p| p.into_iter().map(|n| n as usize).collect());
+        let idx = self.inner.resolve_pages(list.as_deref()).map_err(to_js_error)?;
+        Ok(idx.into_iter().map(|i| i as u32).collect())
+    }
+
+    /// Extracts the pages at 0-based `indices` (in parallel in the threaded build); an
+    /// array of page objects in the docsift/1 schema.
+    #[wasm_bindgen(js_name = extractPages)]
+    pub fn extract_pages(&self, indices: Vec<u32>) -> Result<JsValue, JsValue> {
+        let idx: Vec<usize> = indices.into_iter().map(|i| i as usize).collect();
+        let pages = self.inner.extract_pages(&idx, &self.text, &|| true).map_err(to_js_error)?;
+        Ok(to_js(&pages))
+    }
+
+    pub fn meta(&self) -> JsValue {
+        to_js(&self.inner.meta())
+    }
+
+    pub fn warnings(&self) -> JsValue {
+        to_js(&self.inner.warnings())
+    }
+}

@@ -1,0 +1,43 @@
+export interface BBox { x0: number; top: number; x1: number; bottom: number }
+export type Direction = 'ltr' | 'rtl' | 'ttb' | 'btt';
+export interface Char {
+  text: string; bbox: BBox; font: string; size: number; upright: boolean; direction: Direction;
+  origin: { kind: 'native' } | { kind: 'ocr'; confidence: number };
+  matrix: [number, number, number, number, number, number]; color?: number[]; tag?: string;
+}
+export interface Word { text: string; bbox: BBox; upright: boolean; direction: Direction; font: string; size: number }
+export interface Line { text: string; bbox: BBox; direction: Direction; words: { start: number; end: number } }
+export interface Segment { x0: number; y0: number; x1: number; y1: number; width: number; stroke: boolean }
+export interface Rect { bbox: BBox; stroke: boolean; fill: boolean }
+export interface Image { bbox: BBox; width: number; height: number; filter?: string | null; object?: number }
+export interface Warning { page?: number; message: string }
+export interface Page {
+  number: number; width: number; height: number; rotation: number; text: string;
+  chars: Char[]; words: Word[]; lines: Line[]; segments: Segment[]; rects: Rect[]; images: Image[];
+  trust: { score: number; glyphs: number; unmapped: number; private_use: number };
+  warnings?: Warning[];
+}
+export interface Meta { page_count: number; title?: string; author?: string; encrypted: boolean; repaired: boolean; pdf_version: string }
+export interface DocsiftDocument { schema: 'docsift/1'; meta: Meta; pages: Page[]; warnings?: Warning[] }
+
+export interface ExtractOptions {
+  /** 1-based page numbers; all pages when absent. */
+  pages?: number[];
+  password?: string;
+  onProgress?: (p: { done: number; total: number }) => void;
+  signal?: AbortSignal;
+}
+
+export interface Docsift {
+  readonly info: { threaded: boolean; threads: number; isolated: boolean };
+  extract(input: File | Blob | ArrayBuffer | Uint8Array, options?: ExtractOptions): Promise<DocsiftDocument>;
+  terminate(): void;
+}
+
+export function createDocsift(options?: { threads?: number }): Promise<Docsift>;
+
+export class DocsiftError extends Error { code: string }
+export class PasswordRequiredError extends DocsiftError {}
+export class MalformedPdfError extends DocsiftError {}
+export class LimitExceededError extends DocsiftError {}
+export class UnsupportedInputError extends DocsiftError {}

@@ -1,0 +1,71 @@
+// docsift in the browser: a promise API over a dedicated Web Worker that runs the wasm
+// build. Documents never leave the machine; the worker fetches only its own module files.
+
+import { rebuildError } from './errors.js';
+
+export { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededError, UnsupportedInputError } from './errors.js';
+
+async function toArrayBuffer(input) {
+  if (input instanceof ArrayBuffer) return input.slice(0);
+  if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
+  if (typeof Blob !== 'undefined' && input instanceof Blob) return input.arrayBuffer();
+  throw new TypeError('docsift: input must be a File, Blob, ArrayBuffer or Uint8Array');
+}
+
+/**
+ * Starts a docsift worker. `threads` is the pool size of the threaded build, used when the
+ * page is cross-origin isolated; otherwise the single-threaded build runs.
+ */
+export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8) } = {}) {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const pending = new Map();
+  let nextId = 1;
+  const info = await new Promise((resolve, reject) => {
+    worker.onmessage = (e) => {
+      if (e.data.type === 'ready') resolve(e.data.info);
+      else if (e.data.type === 'init-error') reject(rebuildError(e.data.error));
+    };
+    worker.onerror = (e) => reject(new Error(`docsift worker failed to start: ${e.message || e}`));
+    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0) });
+  });
+  worker.onmessage = (e) => {
+    const msg = e.data;
+    const job = pending.get(msg.id);
+    if (!job) return;
+    if (msg.type === 'progress') {
+      job.onProgress?.({ done: msg.done, total: msg.total });
+    } else if (msg.type === 'result') {
+      pending.delete(msg.id);
+      job.resolve(msg.doc);
+    } else if (msg.type === 'error') {
+      pending.delete(msg.id);
+      job.reject(rebuildError(msg.error));
+    }
+  };
+  worker.onerror = (e) => {
+    for (const job of pending.values()) job.reject(new Error(`docsift worker crashed: ${e.message || e}`));
+    pending.clear();
+  };
+
+  return {
+    /** `{ threaded, threads, isolated }`: which build runs and its pool size. */
+    info,
+    /** Extracts a document; resolves to the docsift/1 JSON document. */
+    async extract(input, { pages, password, onProgress, signal } = {}) {
+      if (signal?.aborted) throw new DOMException('extraction aborted', 'AbortError');
+      const bytes = await toArrayBuffer(input);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject, onProgress });
+        signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
+        worker.postMessage({ type: 'extract', id, bytes, options: { pages, password } }, [bytes]);
+      });
+    },
+    /** Stops the worker; pending extractions reject. */
+    terminate() {
+      worker.terminate();
+      for (const job of pending.values()) job.reject(new DOMException('docsift terminated', 'AbortError'));
+      pending.clear();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// The docsift worker: loads the threaded wasm build when the page is cross-origin isolated
+// (SharedArrayBuffer available) and the single-threaded one otherwise, then extracts
+// documents page batch by page batch, posting progress and honouring aborts in between.
+
+let wasm = null;
+let poolSize = 1;
+const aborted = new Set();
+
+/** Yields to the event loop (so abort messages are seen) without timer clamping. */
+const channel = new MessageChannel();
+const yieldNow = () => new Promise((resolve) => {
+  channel.port1.onmessage = () => resolve();
+  channel.port2.postMessage(0);
+});
+
+async function init(threads) {
+  const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+  if (isolated && threads > 1) {
+    wasm = await import('./wasm/threaded/docsift_wasm.js');
+    await wasm.default();
+    await wasm.initThreadPool(threads);
+    poolSize = threads;
+  } else {
+    wasm = await import('./wasm/single/docsift_wasm.js');
+    await wasm.default();
+    poolSize = 1;
+  }
+  return { threaded: wasm.threaded(), threads: poolSize, isolated };
+}
+
+function errorShape(e) {
+  if (e && typeof e === 'object' && 'name' in e && 'code' in e) return { name: e.name, code: e.code, message: e.message };
+  return { name: 'DocsiftError', code: 'internal', message: String(e && e.message ? e.message : e) };
+}
+
+async function extract(id, bytes, options) {
+  const doc = new wasm.Doc(new Uint8Array(bytes), options.password ?? undefined);
+  try {
+    const indices = doc.resolvePages(options.pages ? Uint32Array.from(options.pages) : undefined);
+    const total = indices.length;
+    const pages = [];
+    // One page per pool thread per batch keeps every thread busy; abort lands between batches.
+    const batch = Math.max(1, poolSize);
+    let lastYield = performance.now();
+    for (let i = 0; i < total; i += batch) {
+      if (aborted.has(id)) throw { name: 'AbortError', code: 'cancelled', message: 'extraction aborted' };
+      for (const p of doc.extractPages(indices.slice(i, i + batch))) pages.push(p);
+      self.postMessage({ type: 'progress', id, done: pages.length, total });
+      // Yield at most every few milliseconds: often enough for aborts, rarely enough to stay fast.
+      if (performance.now() - lastYield > 8) {
+        await yieldNow();
+        lastYield = performance.now();
+      }
+    }
+    if (aborted.has(id)) throw { name: 'AbortError', code: 'cancelled', message: 'extraction aborted' };
+    const result = { schema: 'docsift/1', meta: doc.meta(), pages };
+    const warnings = doc.warnings();
+    if (warnings.length) result.warnings = warnings;
+    return result;
+  } finally {
+    doc.free();
+  }
+}
+
+self.onmessage = async (event) => {
+  const msg = event.data;
+  try {
+    if (msg.type === 'init') {
+      self.postMessage({ type: 'ready', info: await init(msg.threads) });
+    } else if (msg.type === 'abort') {
+      aborted.add(msg.id);
+    } else if (msg.type === 'extract') {
+      const doc = await extract(msg.id, msg.bytes, msg.options || {});
+      self.postMessage({ type: 'result', id: msg.id, doc });
+    }
+  } catch (e) {
+    self.postMessage({ type: msg.type === 'init' ? 'init-error' : 'error', id: msg.id, error: errorShape(e) });
+  } finally {
+    if (msg.type === 'extract') aborted.delete(msg.id);
+  }
+};

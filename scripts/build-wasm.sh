@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds both browser builds into pkg/wasm/{single,threaded}: the single-threaded one on
+# stable, the threaded one (wasm-bindgen-rayon: shared memory, atomics) on nightly with
+# build-std. Installs what is missing: rustup targets and rust-src, wasm-bindgen-cli of
+# the version in Cargo.lock (cached in ~/.cache/docsift-tools), npm packages (binaryen's
+# wasm-opt).
+source "$(dirname "$0")/env.sh"
+
+TOOLS="${DOCSIFT_TOOLS:-$HOME/.cache/docsift-tools}"
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
+WB_BIN="$TOOLS/wasm-bindgen-$WB_VERSION/bin/wasm-bindgen"
+
+rustup target list --installed --toolchain stable 2>/dev/null | grep -q wasm32-unknown-unknown \
+  || rustup target add wasm32-unknown-unknown --toolchain stable >&2
+if ! rustup toolchain list | grep -q '^nightly'; then
+  rustup toolchain install nightly --profile minimal --no-self-update >&2
+fi
+rustup target list --installed --toolchain nightly 2>/dev/null | grep -q wasm32-unknown-unknown \
+  || rustup target add wasm32-unknown-unknown --toolchain nightly >&2
+rustup component list --installed --toolchain nightly 2>/dev/null | grep -q '^rust-src' \
+  || rustup component add rust-src --toolchain nightly >&2
+if [ ! -x "$WB_BIN" ]; then
+  echo "installing wasm-bindgen-cli $WB_VERSION into $TOOLS (one time, several minutes)..." >&2
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --root "$TOOLS/wasm-bindgen-$WB_VERSION" >&2
+fi
+[ -x node_modules/.bin/wasm-opt ] || npm install --no-audit --no-fund >&2
+
+# Single-threaded build (the fallback when the page is not cross-origin isolated).
+cargo build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm >&2
+SINGLE="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
+
+# Threaded build: its flags differ, so it gets its own target dir.
+THREADS_TARGET="${CARGO_TARGET_DIR}-threads"
+CARGO_TARGET_DIR="$THREADS_TARGET" \
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+atomics,+bulk-memory \
+ -C link-arg=--shared-memory -C link-arg=--max-memory=1073741824 -C link-arg=--import-memory \
+ -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size -C link-arg=--export=__tls_align \
+ -C link-arg=--export=__tls_base -C link-arg=--export=__heap_base" \
+  cargo +nightly build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm --features threads \
+  -Z build-std=panic_abort,std >&2
+THREADED="$THREADS_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
+
+for flavour in single threaded; do
+  src=$SINGLE; [ "$flavour" = threaded ] && src=$THREADED
+  out="pkg/wasm/$flavour"
+  rm -rf "$out" && mkdir -p "$out"
+  "$WB_BIN" --target web --out-dir "$out" "$src"
+  # Debian's binaryen breaks wasm-bindgen output (see TOOLCHAIN.md): only npm's is used.
+  if node_modules/.bin/wasm-opt -O3 "$out/docsift_wasm_bg.wasm" -o "$out/opt.wasm" 2>/dev/null; then
+    mv "$out/opt.wasm" "$out/docsift_wasm_bg.wasm"
+  else
+    rm -f "$out/opt.wasm"
+    echo "wasm-opt failed for $flavour; keeping the unoptimised module" >&2
+  fi
+done
+mkdir -p www
+cp samples/sample.pdf www/sample.pdf
+ls -l pkg/wasm/*/docsift_wasm_bg.wasm >&2

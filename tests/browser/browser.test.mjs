@@ -1,0 +1,206 @@
+// Browser tests: headless Debian Chromium driven by playwright-core, against the page and
+// the npm package served from 127.0.0.1 (with and without cross-origin isolation).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
+const TARGET = process.env.CARGO_TARGET_DIR || join(process.env.HOME, '.cache', 'docsift', 'target');
+const CLI = join(TARGET, 'release', 'docsift');
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+if (!existsSync(join(CORPUS, 'manifests'))) {
+  if (process.env.CI) throw new Error(`shared corpus missing at ${CORPUS}`);
+  console.log(`# corpus missing at ${CORPUS}: corpus-based browser tests will fail`);
+}
+
+let browser, isolated, plain;
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  isolated = await serve({ port: 0, isolate: true, mounts: { '/corpus/': CORPUS } });
+  plain = await serve({ port: 0, isolate: false, mounts: { '/corpus/': CORPUS } });
+});
+
+after(async () => {
+  await browser?.close();
+  await isolated?.close();
+  await plain?.close();
+});
+
+/** A page on `server` with a docsift instance ready as window.ds. */
+async function harness(server, threads) {
+  const page = await browser.newPage();
+  await page.goto(server.url + 'pkg/package.json');
+  await page.evaluate(async (threads) => {
+    const { createDocsift } = await import('/pkg/index.js');
+    window.ds = await createDocsift(threads ? { threads } : undefined);
+  }, threads);
+  return page;
+}
+
+/** Extracts a corpus file in the page; errors come back as {error: {name, code, message}}. */
+function extractIn(page, path, options = {}) {
+  return page.evaluate(async ({ path, options }) => {
+    const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
+    try {
+      return await window.ds.extract(bytes, options);
+    } catch (e) {
+      return { error: { name: e.name, code: e.code, message: e.message, isError: e instanceof Error } };
+    }
+  }, { path, options });
+}
+
+/** Deep equality with a tolerance for numbers (wasm hands f32 to JS as f64). */
+function assertSame(a, b, path = '$') {
+  if (typeof a === 'number' && typeof b === 'number') {
+    assert.ok(Math.abs(a - b) <= 1e-3 * Math.max(1, Math.abs(a)), `${path}: ${a} != ${b}`);
+  } else if (Array.isArray(a)) {
+    assert.ok(Array.isArray(b) && a.length === b.length, `${path}: array length ${a.length} != ${b?.length}`);
+    a.forEach((v, i) => assertSame(v, b[i], `${path}[${i}]`));
+  } else if (a && typeof a === 'object') {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined && a[k] !== null).sort();
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined && b[k] !== null).sort();
+    assert.deepEqual(ka, kb, `${path}: keys`);
+    ka.forEach((k) => assertSame(a[k], b[k], `${path}.${k}`));
+  } else {
+    assert.equal(a, b, path);
+  }
+}
+
+/** At least ten corpus PDFs covering fonts, CJK, vertical text, rotation and encryption. */
+function sameAsNativeFiles() {
+  const m = JSON.parse(readFileSync(join(CORPUS, 'manifests', 'pdfjs.json'), 'utf8'));
+  const pick = (pred) => m.files.find(pred);
+  const chosen = [
+    pick((f) => f.file.endsWith('tracemonkey.pdf')),
+    pick((f) => f.file.endsWith('basicapi.pdf')),
+    pick((f) => f.tags.includes('vertical_writing')),
+    pick((f) => f.tags.includes('page_rotate_90')),
+    pick((f) => f.tags.includes('cjk_Japan1')),
+    pick((f) => f.tags.includes('cjk_Korea1')),
+    pick((f) => f.tags.includes('font_type3')),
+    pick((f) => f.tags.includes('font_cid_type0_cff')),
+    pick((f) => f.password && f.tags.includes('encrypted_aes128')),
+    pick((f) => f.password && f.tags.includes('encrypted_aes256')),
+  ].map((f) => ({ path: 'pdfjs/' + f.file, password: f.password }));
+  chosen.push({ path: 'pdfplumber/tests/pdfs/pdffill-demo.pdf' }, { path: 'pdfplumber/tests/pdfs/scotus-transcript-p1.pdf' });
+  return chosen;
+}
+
+describe('npm package', () => {
+  test('extraction in the browser gives the same JSON as the native CLI', async () => {
+    const page = await harness(isolated);
+    for (const { path, password } of sameAsNativeFiles()) {
+      const args = ['extract', '--format', 'json', join(CORPUS, path)];
+      if (password) args.push('--password', password);
+      const native = JSON.parse(execFileSync(CLI, args, { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+      const inBrowser = await extractIn(page, path, { password });
+      assert.ok(!inBrowser.error, `${path}: ${JSON.stringify(inBrowser.error)}`);
+      assertSame(inBrowser, native, path);
+    }
+    await page.close();
+  });
+
+  test('the threaded build runs a pool when the page is cross-origin isolated', async () => {
+    const page = await harness(isolated, 4);
+    const info = await page.evaluate(() => window.ds.info);
+    assert.equal(info.isolated, true);
+    assert.equal(info.threaded, true);
+    assert.ok(info.threads > 1, `pool of ${info.threads}`);
+    const doc = await extractIn(page, 'bench/freeculture.pdf', { pages: [1, 2, 3, 4, 5, 6, 7, 8] });
+    assert.equal(doc.pages.length, 8);
+    assert.deepEqual(doc.pages.map((p) => p.number), [1, 2, 3, 4, 5, 6, 7, 8]);
+    await page.close();
+  });
+
+  test('the single-threaded fallback runs when the page is not isolated', async () => {
+    const page = await harness(plain, 4);
+    const info = await page.evaluate(() => window.ds.info);
+    assert.equal(info.isolated, false);
+    assert.equal(info.threaded, false);
+    const doc = await extractIn(page, 'pdfplumber/tests/pdfs/pdffill-demo.pdf', { pages: [1] });
+    assert.match(doc.pages[0].text, /^First Page Previous Page/);
+    await page.close();
+  });
+
+  test('abort stops the work; a malformed file gives a readable error and the worker keeps working', async () => {
+    const page = await harness(isolated);
+    const aborted = await page.evaluate(async () => {
+      const bytes = await (await fetch('/corpus/bench/freeculture.pdf')).arrayBuffer();
+      const ctl = new AbortController();
+      let progress = 0;
+      try {
+        await window.ds.extract(bytes, { signal: ctl.signal, onProgress: (p) => { progress = p.done; if (p.done >= 2) ctl.abort(); } });
+        return { finished: true, progress };
+      } catch (e) {
+        return { name: e.name, progress };
+      }
+    });
+    assert.equal(aborted.name, 'AbortError');
+    assert.ok(aborted.progress < 352, `stopped after ${aborted.progress} pages`);
+    const bad = await page.evaluate(async () => {
+      try {
+        await window.ds.extract(new TextEncoder().encode('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>'));
+        return null;
+      } catch (e) {
+        return { name: e.name, code: e.code, message: e.message, isError: e instanceof Error };
+      }
+    });
+    assert.equal(bad.name, 'MalformedPdfError');
+    assert.ok(bad.isError && bad.message.length > 5);
+    const locked = await extractIn(page, 'pdfjs/test/pdfs/issue3371.pdf');
+    assert.equal(locked.error.name, 'PasswordRequiredError');
+    assert.equal(locked.error.code, 'password_required');
+    const ok = await extractIn(page, 'pdfplumber/tests/pdfs/pdffill-demo.pdf', { pages: [1] });
+    assert.equal(ok.pages.length, 1);
+    await page.close();
+  });
+});
+
+describe('the page', () => {
+  test('drop a file, see text and boxes, download JSON; no request leaves the origin', async () => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    const requests = [];
+    page.on('request', (r) => requests.push({ url: r.url(), method: r.method() }));
+    await page.goto(isolated.url);
+    await page.waitForSelector('body[data-ready="true"]');
+    // The bundled sample loads on first open.
+    await page.waitForSelector('[data-file="sample.pdf"][data-state="done"]');
+    assert.match(await page.textContent('[data-file="sample.pdf"] pre'), /docsift sample document/);
+    // A file through the input, as a drop would give it.
+    const pdf = join(CORPUS, 'pdfplumber/tests/pdfs/pdffill-demo.pdf');
+    await page.setInputFiles('#files', pdf);
+    const card = '[data-file="pdffill-demo.pdf"]';
+    await page.waitForSelector(`${card}[data-state="done"]`);
+    assert.match(await page.textContent(`${card} .page pre`), /PDFill: PDF Drawing/);
+    assert.ok((await page.locator(`${card} .page svg rect.word`).count()) > 20);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${card} button.json`)]);
+    const doc = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    assert.equal(doc.schema, 'docsift/1');
+    assert.ok(doc.pages.length >= 1);
+    // An encrypted file prompts for its password.
+    await page.setInputFiles('#files', join(CORPUS, 'pdfjs/test/pdfs/issue3371.pdf'));
+    const locked = '[data-file="issue3371.pdf"]';
+    await page.waitForSelector(`${locked}[data-state="error"] form.password:not([hidden])`);
+    await page.fill(`${locked} form.password input`, 'ELXRTQWS');
+    await page.click(`${locked} form.password button`);
+    await page.waitForSelector(`${locked}[data-state="done"]`);
+    // Privacy: only same-origin GETs of the page's own files.
+    const origin = new URL(isolated.url).origin;
+    const foreign = requests.filter((r) => new URL(r.url).origin !== origin && !r.url.startsWith('blob:'));
+    assert.deepEqual(foreign, [], 'requests to other origins');
+    const notGet = requests.filter((r) => r.method !== 'GET');
+    assert.deepEqual(notGet, [], 'non-GET requests');
+    const paths = requests.filter((r) => !r.url.startsWith('blob:')).map((r) => new URL(r.url).pathname);
+    for (const p of paths) assert.ok(p === '/' || /^\/(pkg\/)?[\w./-]+$/.test(p) && !p.startsWith('/corpus/'), `unexpected request ${p}`);
+    await context.close();
+  });
+});

@@ -1,0 +1,113 @@
+// The drag-and-drop page, built only on the docsift package's public API.
+import { createDocsift, PasswordRequiredError } from './pkg/index.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const results = document.getElementById('results');
+const engine = document.getElementById('engine');
+const ds = await createDocsift();
+engine.textContent = ds.info.threaded ? `threaded build, ${ds.info.threads} threads` : 'single-threaded build (page not cross-origin isolated)';
+document.body.dataset.ready = 'true';
+
+function download(name, type, data) {
+  const url = URL.createObjectURL(new Blob([data], { type }));
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+const docText = (doc) => doc.pages.map((p) => p.text).join('\f\n');
+
+/** The page outline with its words drawn as boxes at their coordinates. */
+function pageFigure(page) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${page.width} ${page.height}`);
+  for (const s of page.segments) {
+    const l = document.createElementNS(SVG, 'line');
+    Object.entries({ x1: s.x0, y1: s.y0, x2: s.x1, y2: s.y1, class: 'rule' }).forEach(([k, v]) => l.setAttribute(k, v));
+    svg.append(l);
+  }
+  for (const w of page.words) {
+    const r = document.createElementNS(SVG, 'rect');
+    const b = w.bbox;
+    Object.entries({ x: b.x0, y: b.top, width: b.x1 - b.x0, height: b.bottom - b.top, class: 'word' }).forEach(([k, v]) => r.setAttribute(k, v));
+    const title = document.createElementNS(SVG, 'title');
+    title.textContent = w.text;
+    r.append(title);
+    svg.append(r);
+  }
+  return svg;
+}
+
+function render(card, doc) {
+  const pages = card.querySelector('.pages');
+  pages.replaceChildren();
+  for (const p of doc.pages) {
+    const div = Object.assign(document.createElement('div'), { className: 'page' });
+    div.dataset.page = p.number;
+    const h = Object.assign(document.createElement('h3'), { textContent: `Page ${p.number} — ${p.words.length} words` });
+    const pre = Object.assign(document.createElement('pre'), { textContent: p.text });
+    div.append(h, pageFigure(p), pre);
+    pages.append(div);
+  }
+  const actions = card.querySelector('.actions');
+  actions.hidden = false;
+  const base = card.querySelector('.name').textContent.replace(/\.[^.]+$/, '');
+  actions.querySelector('.copy').onclick = () => navigator.clipboard?.writeText(docText(doc));
+  actions.querySelector('.json').onclick = () => download(`${base}.json`, 'application/json', JSON.stringify(doc));
+  actions.querySelector('.text').onclick = () => download(`${base}.txt`, 'text/plain', docText(doc));
+}
+
+async function process(file, password) {
+  let card = results.querySelector(`[data-file="${CSS.escape(file.name)}"]`);
+  if (!card) {
+    card = document.getElementById('file-card').content.firstElementChild.cloneNode(true);
+    card.dataset.file = file.name;
+    card.querySelector('.name').textContent = file.name;
+    results.append(card);
+  }
+  const status = card.querySelector('.status');
+  const bar = card.querySelector('.progress');
+  status.className = 'status muted';
+  status.textContent = 'extracting…';
+  card.dataset.state = 'working';
+  const started = performance.now();
+  try {
+    const doc = await ds.extract(file, {
+      password,
+      onProgress: ({ done, total }) => { bar.max = total; bar.value = done; },
+    });
+    status.textContent = `${doc.pages.length} pages in ${Math.round(performance.now() - started)} ms`;
+    card.querySelector('.password').hidden = true;
+    render(card, doc);
+    card.dataset.state = 'done';
+  } catch (e) {
+    card.dataset.state = 'error';
+    status.className = 'status error';
+    status.textContent = `${e.name}: ${e.message}`;
+    if (e instanceof PasswordRequiredError) {
+      const form = card.querySelector('.password');
+      form.hidden = false;
+      form.onsubmit = (ev) => {
+        ev.preventDefault();
+        process(file, form.querySelector('input').value);
+      };
+    }
+  }
+}
+
+const input = document.getElementById('files');
+input.addEventListener('change', () => [...input.files].forEach((f) => process(f)));
+const drop = document.getElementById('drop');
+drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => {
+  e.preventDefault();
+  drop.classList.remove('over');
+  [...e.dataTransfer.files].forEach((f) => process(f));
+});
+
+// First visit: show the bundled sample so a new user sees it work.
+const sample = await fetch('sample.pdf');
+if (sample.ok) process(new File([await sample.blob()], 'sample.pdf', { type: 'application/pdf' }));
