@@ -1,6 +1,7 @@
 // docsift in the browser: a promise API over a dedicated Web Worker that runs the wasm
 // build. Documents never leave the machine; the worker fetches only its own module files.
 
+import { decodePage } from './decode.js';
 import { rebuildError } from './errors.js';
 
 export { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededError, UnsupportedInputError } from './errors.js';
@@ -36,6 +37,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       job.onProgress?.({ done: msg.done, total: msg.total });
     } else if (msg.type === 'result') {
       pending.delete(msg.id);
+      msg.doc.pages = msg.doc.pages.map(decodePage);
       job.resolve(msg.doc);
     } else if (msg.type === 'error') {
       pending.delete(msg.id);

@@ -2,6 +2,11 @@
 // (SharedArrayBuffer available) and the single-threaded one otherwise, then extracts
 // documents page batch by page batch, posting progress and honouring aborts in between.
 
+import { transferables } from './decode.js';
+
+/** Pages each pool thread takes per batch in the threaded build. */
+const PAGES_PER_THREAD = 4;
+
 let wasm = null;
 let poolSize = 1;
 const aborted = new Set();
@@ -39,8 +44,9 @@ async function extract(id, bytes, options) {
     const indices = doc.resolvePages(options.pages ? Uint32Array.from(options.pages) : undefined);
     const total = indices.length;
     const pages = [];
-    // One page per pool thread per batch keeps every thread busy; abort lands between batches.
-    const batch = Math.max(1, poolSize);
+    // Several pages per pool thread per batch: enough work to amortise the fork/join, small
+    // enough that an abort lands within a few pages.
+    const batch = poolSize > 1 ? PAGES_PER_THREAD * poolSize : 1;
     let lastYield = performance.now();
     for (let i = 0; i < total; i += batch) {
       if (aborted.has(id)) throw { name: 'AbortError', code: 'cancelled', message: 'extraction aborted' };
@@ -71,7 +77,8 @@ self.onmessage = async (event) => {
       aborted.add(msg.id);
     } else if (msg.type === 'extract') {
       const doc = await extract(msg.id, msg.bytes, msg.options || {});
-      self.postMessage({ type: 'result', id: msg.id, doc });
+      // Typed arrays move to the main thread without a copy.
+      self.postMessage({ type: 'result', id: msg.id, doc }, doc.pages.flatMap(transferables));
     }
   } catch (e) {
     self.postMessage({ type: msg.type === 'init' ? 'init-error' : 'error', id: msg.id, error: errorShape(e) });

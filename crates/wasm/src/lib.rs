@@ -7,6 +7,8 @@ use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+mod wire;
+
 #[cfg(feature = "threads")]
 pub use wasm_bindgen_rayon::init_thread_pool;
 
@@ -46,7 +48,7 @@ fn to_js_error(e: Error) -> JsValue {
     to_js(&JsErrorShape { name: error_name(&e.kind), code: e.code(), message: &e.message })
 }
 
-fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
 }
 
@@ -79,13 +81,13 @@ impl Doc {
         Ok(idx.into_iter().map(|i| i as u32).collect())
     }
 
-    /// Extracts the pages at 0-based `indices` (in parallel in the threaded build); an
-    /// array of page objects in the docsift/1 schema.
+    /// Extracts the pages at 0-based `indices` (in parallel in the threaded build): an
+    /// array of pages in the wire format of `wire.rs`, which pkg/decode.js reads.
     #[wasm_bindgen(js_name = extractPages)]
-    pub fn extract_pages(&self, indices: Vec<u32>) -> Result<JsValue, JsValue> {
+    pub fn extract_pages(&self, indices: Vec<u32>) -> Result<js_sys::Array, JsValue> {
         let idx: Vec<usize> = indices.into_iter().map(|i| i as usize).collect();
         let pages = self.inner.extract_pages(&idx, &self.text, &|| true).map_err(to_js_error)?;
-        Ok(to_js(&pages))
+        Ok(pages.iter().map(wire::page_to_wire).collect())
     }
 
     pub fn meta(&self) -> JsValue {

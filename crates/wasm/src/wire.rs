@@ -1,0 +1,190 @@
+//! The page wire format between wasm and JS. Building one JS object per character through
+//! serde-wasm-bindgen costs ~3 µs each (seconds for a book); instead each page's chars,
+//! words and lines travel as typed arrays (transferred, not copied, to the main thread)
+//! plus joined strings with UTF-16 end offsets, and pkg/decode.js rebuilds the docsift/1
+//! objects lazily. Small collections (segments, rects, images, trust, warnings) go through
+//! serde-wasm-bindgen as they are.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use docsift::Page;
+use docsift::model::{Direction, Origin};
+use js_sys::{Array, Float32Array, Object, Reflect, Uint8Array, Uint16Array, Uint32Array};
+use wasm_bindgen::JsValue;
+
+use crate::to_js;
+
+/// Floats per char: x0, top, x1, bottom, size, the 6 matrix entries, OCR confidence (NaN
+/// for native glyphs).
+pub const CHAR_FLOATS: usize = 12;
+/// Floats per word: x0, top, x1, bottom, size.
+pub const WORD_FLOATS: usize = 5;
+/// Marks "none" in the u16 index columns (colour, tag).
+const NONE: u16 = u16::MAX;
+
+fn direction_code(d: Direction) -> u8 {
+    match d {
+        Direction::Ltr => 0,
+        Direction::Rtl => 1,
+        Direction::Ttb => 2,
+        Direction::Btt => 3,
+    }
+}
+
+/// Interns shared values (fonts, colours, tags) into a table; returns their index.
+struct Interner<K> {
+    index: HashMap<K, u16>,
+    order: Vec<K>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
+    fn new() -> Self {
+        Interner { index: HashMap::new(), order: Vec::new() }
+    }
+
+    fn get(&mut self, k: &K) -> u16 {
+        if let Some(&i) = self.index.get(k) {
+            return i;
+        }
+        let i = self.order.len().min(NONE as usize - 1) as u16;
+        self.index.insert(k.clone(), i);
+        self.order.push(k.clone());
+        i
+    }
+}
+
+/// Joins strings, recording each one's end as a UTF-16 offset (what JS slices by).
+struct Joined {
+    text: String,
+    ends: Vec<u32>,
+    utf16: u32,
+}
+
+impl Joined {
+    fn with_capacity(n: usize) -> Self {
+        Joined { text: String::with_capacity(n * 2), ends: Vec::with_capacity(n), utf16: 0 }
+    }
+
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.utf16 += s.chars().map(|c| c.len_utf16() as u32).sum::<u32>();
+        self.ends.push(self.utf16);
+    }
+}
+
+fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
+}
+
+fn strings(items: impl Iterator<Item = String>) -> Array {
+    items.map(|s| JsValue::from_str(&s)).collect()
+}
+
+/// One page as a wire object (see pkg/decode.js for the reader).
+pub fn page_to_wire(page: &Page) -> JsValue {
+    let obj = Object::new();
+    set(&obj, "number", page.number as u32);
+    set(&obj, "width", page.width);
+    set(&obj, "height", page.height);
+    set(&obj, "rotation", page.rotation);
+    set(&obj, "text", page.text.as_str());
+    set(&obj, "segments", to_js(&page.segments));
+    set(&obj, "rects", to_js(&page.rects));
+    set(&obj, "images", to_js(&page.images));
+    set(&obj, "trust", to_js(&page.trust));
+    if !page.warnings.is_empty() {
+        set(&obj, "warnings", to_js(&page.warnings));
+    }
+
+    let mut fonts: Interner<Arc<str>> = Interner::new();
+    let mut colors: Interner<Vec<u32>> = Interner::new();
+    let mut tags: Interner<Arc<str>> = Interner::new();
+
+    let n = page.chars.len();
+    let mut f = Vec::with_capacity(n * CHAR_FLOATS);
+    let mut flags = Vec::with_capacity(n * 2);
+    let mut font = Vec::with_capacity(n);
+    let mut color = Vec::with_capacity(n);
+    let mut tag = Vec::with_capacity(n);
+    let mut text = Joined::with_capacity(n);
+    for c in &page.chars {
+        let b = c.bbox;
+        f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, c.size]);
+        f.extend_from_slice(&c.matrix.0);
+        f.push(match c.origin {
+            Origin::Native => f32::NAN,
+            Origin::Ocr { confidence } => confidence,
+        });
+        flags.push(c.upright as u8);
+        flags.push(direction_code(c.direction));
+        font.push(fonts.get(&c.font));
+        // Colours are interned by their bits so equal floats share an entry.
+        color.push(if c.color.is_empty() { NONE } else { colors.get(&c.color.iter().map(|v| v.to_bits()).collect()) });
+        tag.push(c.tag.as_ref().map_or(NONE, |t| tags.get(t)));
+        text.push(&c.text);
+    }
+    let chars = Object::new();
+    set(&chars, "n", n as u32);
+    set(&chars, "f", Float32Array::from(&f[..]));
+    set(&chars, "flags", Uint8Array::from(&flags[..]));
+    set(&chars, "font", Uint16Array::from(&font[..]));
+    set(&chars, "color", Uint16Array::from(&color[..]));
+    set(&chars, "tag", Uint16Array::from(&tag[..]));
+    set(&chars, "text", text.text.as_str());
+    set(&chars, "ends", Uint32Array::from(&text.ends[..]));
+    set(&obj, "chars", chars);
+
+    let n = page.words.len();
+    let mut f = Vec::with_capacity(n * WORD_FLOATS);
+    let mut flags = Vec::with_capacity(n * 2);
+    let mut font = Vec::with_capacity(n);
+    let mut text = Joined::with_capacity(n);
+    for w in &page.words {
+        let b = w.bbox;
+        f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, w.size]);
+        flags.push(w.upright as u8);
+        flags.push(direction_code(w.direction));
+        font.push(fonts.get(&w.font));
+        text.push(&w.text);
+    }
+    let words = Object::new();
+    set(&words, "n", n as u32);
+    set(&words, "f", Float32Array::from(&f[..]));
+    set(&words, "flags", Uint8Array::from(&flags[..]));
+    set(&words, "font", Uint16Array::from(&font[..]));
+    set(&words, "text", text.text.as_str());
+    set(&words, "ends", Uint32Array::from(&text.ends[..]));
+    set(&obj, "words", words);
+
+    let n = page.lines.len();
+    let mut f = Vec::with_capacity(n * 4);
+    let mut dir = Vec::with_capacity(n);
+    let mut range = Vec::with_capacity(n * 2);
+    let mut text = Joined::with_capacity(n);
+    for l in &page.lines {
+        let b = l.bbox;
+        f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom]);
+        dir.push(direction_code(l.direction));
+        range.extend_from_slice(&[l.words.start as u32, l.words.end as u32]);
+        text.push(&l.text);
+    }
+    let lines = Object::new();
+    set(&lines, "n", n as u32);
+    set(&lines, "f", Float32Array::from(&f[..]));
+    set(&lines, "dir", Uint8Array::from(&dir[..]));
+    set(&lines, "words", Uint32Array::from(&range[..]));
+    set(&lines, "text", text.text.as_str());
+    set(&lines, "ends", Uint32Array::from(&text.ends[..]));
+    set(&obj, "lines", lines);
+
+    set(&obj, "fonts", strings(fonts.order.iter().map(|s| s.to_string())));
+    let color_table: Array = colors
+        .order
+        .iter()
+        .map(|bits| -> JsValue { bits.iter().map(|b| JsValue::from(f32::from_bits(*b))).collect::<Array>().into() })
+        .collect();
+    set(&obj, "colors", color_table);
+    set(&obj, "tags", strings(tags.order.iter().map(|s| s.to_string())));
+    obj.into()
+}
