@@ -78,7 +78,8 @@ async function process(file, password) {
       password,
       onProgress: ({ done, total }) => { bar.max = total; bar.value = done; },
     });
-    status.textContent = `${doc.pages.length} pages in ${Math.round(performance.now() - started)} ms`;
+    const n = doc.pages.length;
+    status.textContent = `${n} page${n === 1 ? "" : "s"} in ${Math.round(performance.now() - started)} ms`;
     card.querySelector('.password').hidden = true;
     render(card, doc);
     card.dataset.state = 'done';
