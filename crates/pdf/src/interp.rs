@@ -48,7 +48,8 @@ pub trait Device {
 #[derive(Clone)]
 struct GState {
     ctm: Matrix,
-    font: Option<(Arc<Font>, Arc<str>)>,
+    /// Index into the interpreter's page-local font table.
+    font: Option<usize>,
     font_size: f32,
     char_spacing: f32,
     word_spacing: f32,
@@ -81,6 +82,9 @@ pub struct Interpreter<'d, D: Device> {
     path_ctm: Matrix,
     tags: Vec<Option<Arc<str>>>,
     form_stack: Vec<ObjectId>,
+    /// Fonts used on this page: the graphics state (cloned on every `q`) holds an index,
+    /// so shared reference counts are touched once per font and page, not per operator.
+    fonts: Vec<(Arc<Font>, Arc<str>)>,
     ops_left: u64,
     budget_warned: bool,
 }
@@ -110,6 +114,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
             path_ctm: page_ctm,
             tags: Vec::new(),
             form_stack: Vec::new(),
+            fonts: Vec::new(),
             ops_left: ops_budget,
             budget_warned: false,
         }
@@ -287,12 +292,23 @@ impl<'d, D: Device> Interpreter<'d, D> {
             && let (Object::Reference(id), Some(size)) = (&f[0], crate::objects::number(doc, &f[1]))
             && let Some(font) = self.doc.font_by_id(*id)
         {
-            self.gs.font = Some(font);
+            self.gs.font = Some(self.intern_font(font));
             self.gs.font_size = size;
         }
     }
 
-    fn font(&mut self, name: &[u8], res: Option<&Dictionary>) -> Option<(Arc<Font>, Arc<str>)> {
+    fn intern_font(&mut self, font: (Arc<Font>, Arc<str>)) -> usize {
+        match self.fonts.iter().position(|(f, _)| Arc::ptr_eq(f, &font.0)) {
+            Some(i) => i,
+            None => {
+                // A page-local copy of the name: chars clone it, not the shared one.
+                self.fonts.push((font.0, Arc::from(&*font.1)));
+                self.fonts.len() - 1
+            }
+        }
+    }
+
+    fn font(&mut self, name: &[u8], res: Option<&Dictionary>) -> Option<usize> {
         let doc = self.doc.lopdf();
         let fonts = res.and_then(|r| get_dict(doc, r, b"Font"));
         let entry = fonts.and_then(|f| f.get(name).ok());
@@ -310,7 +326,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
                 String::from_utf8_lossy(name)
             ));
         }
-        found
+        found.map(|f| self.intern_font(f))
     }
 
     fn next_line(&mut self, tx: f32, ty: f32) {
@@ -320,14 +336,16 @@ impl<'d, D: Device> Interpreter<'d, D> {
 
     fn adjust(&mut self, amount: f32) {
         let gs = &self.gs;
-        let vertical = gs.font.as_ref().is_some_and(|(f, _)| f.vertical);
+        let vertical = gs.font.and_then(|i| self.fonts.get(i)).is_some_and(|(f, _)| f.vertical);
         let d = -amount / 1000.0 * gs.font_size;
         let shift = if vertical { Matrix::translate(0.0, d) } else { Matrix::translate(d * gs.h_scale, 0.0) };
         self.tm = shift.then(&self.tm);
     }
 
     fn show(&mut self, bytes: &[u8]) {
-        let Some((font, font_name)) = self.gs.font.clone() else {
+        // Borrowed, not cloned: the font is shared by pages on other threads, and bumping
+        // its reference count per text operator makes the cores fight over one cache line.
+        let Some((font, font_name)) = self.gs.font.and_then(|i| self.fonts.get(i)) else {
             return;
         };
         let fs = self.gs.font_size;
@@ -337,7 +355,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
         for glyph in font.glyphs(bytes) {
             let trm = self.tm.then(&self.gs.ctm);
             let spacing = self.gs.char_spacing + if glyph.is_space_code { self.gs.word_spacing } else { 0.0 };
-            let (corners, advance) = glyph_box(&font, &glyph, fs, th, rise, spacing);
+            let (corners, advance) = glyph_box(font, &glyph, fs, th, rise, spacing);
             let pts = corners.map(|(x, y)| trm.apply(x, y));
             let bbox = BBox::from_points(&pts);
             let (ax, ay) = if font.vertical { trm.apply_vector(0.0, -1.0) } else { trm.apply_vector(1.0, 0.0) };
