@@ -29,6 +29,14 @@ enum Format {
     Json,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum DedupFormat {
+    /// One block per group: members, then each pair with its score and method.
+    Text,
+    /// `{"groups": [{"members": [...], "pairs": [{"a", "b", "score", "method"}]}]}`.
+    Json,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Extract from one or more files.
@@ -43,6 +51,21 @@ enum Command {
         password: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+    },
+    /// Find near-duplicate documents among files (directories are walked).
+    Dedup {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Jaccard similarity at or above which two documents are near-duplicates.
+        #[arg(long, default_value_t = 0.8)]
+        threshold: f64,
+        /// Shingles: `words:N` or `chars:N`.
+        #[arg(long, default_value = "words:1")]
+        shingles: String,
+        #[arg(long, default_value_t = 128)]
+        num_perm: usize,
+        #[arg(long, value_enum, default_value = "text")]
+        format: DedupFormat,
     },
     /// Measure extraction speed (text with word boxes): pages per second.
     Bench {
@@ -193,11 +216,91 @@ fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String>
     Ok(())
 }
 
+fn walk(path: &PathBuf, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for e in entries {
+            walk(&e, out)?;
+        }
+    } else {
+        out.push(path.clone());
+    }
+    Ok(())
+}
+
+fn parse_shingles(spec: &str) -> Result<docsift::dedup::Shingles, String> {
+    let (kind, n) = spec.split_once(':').unwrap_or((spec, "1"));
+    let n: usize = n.parse().map_err(|_| format!("invalid shingle size in {spec:?}"))?;
+    match kind {
+        "words" => Ok(docsift::dedup::Shingles::Words(n)),
+        "chars" => Ok(docsift::dedup::Shingles::Chars(n)),
+        _ => Err(format!("shingles must be words:N or chars:N, not {spec:?}")),
+    }
+}
+
+fn dedup(paths: &[PathBuf], config: docsift::dedup::Config, format: DedupFormat) -> Result<(), String> {
+    use rayon::prelude::*;
+    let mut files = Vec::new();
+    for p in paths {
+        walk(p, &mut files).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    let bar = progress_bar(files.len() as u64);
+    let texts: Vec<(String, Result<String, Error>)> = files
+        .par_iter()
+        .map(|f| {
+            let text = read(f).and_then(|b| docsift::text_of(&b, &Options::default()));
+            bar.inc(1);
+            (f.display().to_string(), text)
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut index = docsift::dedup::Index::new(config);
+    for (name, text) in &texts {
+        match text {
+            Ok(t) => {
+                index.add(name, t);
+            }
+            Err(e) => eprintln!("warning: {name}: skipped: {e}"),
+        }
+    }
+    let groups = index.groups();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match format {
+        DedupFormat::Json => {
+            serde_json::to_writer(&mut out, &serde_json::json!({ "groups": groups })).map_err(|e| e.to_string())?;
+            writeln!(out).map_err(|e| e.to_string())?;
+        }
+        DedupFormat::Text => {
+            for (i, g) in groups.iter().enumerate() {
+                writeln!(out, "group {} ({} documents)", i + 1, g.members.len()).map_err(|e| e.to_string())?;
+                for m in &g.members {
+                    writeln!(out, "  {m}").map_err(|e| e.to_string())?;
+                }
+                for p in &g.pairs {
+                    writeln!(out, "    {:.3} {:?}: {} ~ {}", p.score, p.method, p.a, p.b).map_err(|e| e.to_string())?;
+                }
+            }
+            if groups.is_empty() {
+                writeln!(out, "no near-duplicates among {} documents", index.len()).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    out.flush().map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Extract { files, pages, password, format } => extract(&files, pages.as_deref(), password, format),
         Command::Bench { files, threads, repeat } => bench(&files, threads, repeat),
+        Command::Dedup { paths, threshold, shingles, num_perm, format } => {
+            parse_shingles(&shingles).and_then(|shingles| {
+                let config = docsift::dedup::Config { threshold, num_perm, shingles, ..Default::default() };
+                dedup(&paths, config, format)
+            })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -15,14 +15,22 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
 pub use minhash::{MinHasher, optimal_bands};
+
+/// The (bands, rows) an index uses for `threshold` and `num_perm`.
+pub fn bands_for(threshold: f64, num_perm: usize) -> (usize, usize) {
+    optimal_bands(threshold, num_perm, FP_WEIGHT, FN_WEIGHT)
+}
 pub use text::{normalize, tokens};
 
 /// Texts shorter than this (normalised characters) are compared by edit distance: their
 /// few shingles make Jaccard too coarse.
 pub const SHORT_TEXT_CHARS: usize = 200;
-/// datasketch's default weights: false positives and negatives count the same.
-const FP_WEIGHT: f64 = 0.5;
-const FN_WEIGHT: f64 = 0.5;
+/// Weights of the LSH band choice. Candidates are verified by exact Jaccard, so a false
+/// positive costs one comparison while a false negative loses a duplicate: recall is
+/// weighted 9:1 (for 0.8 / 128 permutations: 14 bands of 9 rows, catching a Jaccard-0.9
+/// pair 99.9% of the time where datasketch's balanced 9 × 13 catches 93%).
+const FP_WEIGHT: f64 = 0.1;
+const FN_WEIGHT: f64 = 0.9;
 /// Seed of the MinHash permutations: fixed so saved indexes stay comparable.
 const MINHASH_SEED: u64 = 0x646f_6373_6966_7421;
 /// Format version of `to_bytes`.
@@ -116,23 +124,40 @@ pub struct Index {
 
 /// Shingle hashes of a normalised text, sorted and unique.
 pub fn shingle(normalized: &str, kind: Shingles) -> Vec<u64> {
+    shingle_tokens(normalized, &tokens(normalized), kind)
+}
+
+fn shingle_tokens(normalized: &str, toks: &[&str], kind: Shingles) -> Vec<u64> {
     let mut out: Vec<u64> = match kind {
         Shingles::Words(n) => {
-            let toks = tokens(normalized);
             let n = n.max(1);
             if toks.len() < n {
                 if toks.is_empty() { Vec::new() } else { vec![xxh3_64(toks.join(" ").as_bytes())] }
+            } else if n == 1 {
+                toks.iter().map(|t| xxh3_64(t.as_bytes())).collect()
             } else {
-                toks.windows(n).map(|w| xxh3_64(w.join(" ").as_bytes())).collect()
+                let mut buf = String::new();
+                toks.windows(n)
+                    .map(|w| {
+                        buf.clear();
+                        for (i, t) in w.iter().enumerate() {
+                            if i > 0 {
+                                buf.push(' ');
+                            }
+                            buf.push_str(t);
+                        }
+                        xxh3_64(buf.as_bytes())
+                    })
+                    .collect()
             }
         }
         Shingles::Chars(n) => {
-            let chars: Vec<char> = normalized.chars().collect();
             let n = n.max(1);
-            if chars.len() < n {
-                if chars.is_empty() { Vec::new() } else { vec![xxh3_64(normalized.as_bytes())] }
+            let starts: Vec<usize> = normalized.char_indices().map(|(i, _)| i).chain([normalized.len()]).collect();
+            if starts.len() <= n {
+                if normalized.is_empty() { Vec::new() } else { vec![xxh3_64(normalized.as_bytes())] }
             } else {
-                chars.windows(n).map(|w| xxh3_64(w.iter().collect::<String>().as_bytes())).collect()
+                (0..starts.len() - n).map(|i| xxh3_64(&normalized.as_bytes()[starts[i]..starts[i + n]])).collect()
             }
         }
     };
@@ -194,7 +219,7 @@ pub fn edit_similarity(a: &str, b: &str) -> f64 {
 impl Index {
     pub fn new(config: Config) -> Index {
         let hasher = MinHasher::new(config.num_perm.max(1), MINHASH_SEED);
-        let (bands, rows) = optimal_bands(config.threshold, hasher.num_perm(), FP_WEIGHT, FN_WEIGHT);
+        let (bands, rows) = bands_for(config.threshold, hasher.num_perm());
         Index {
             lsh: minhash::Lsh::new(bands, rows),
             sim: simhash::SimIndex::new(config.simhash_distance),
@@ -220,12 +245,13 @@ impl Index {
 
     fn entry(&self, id: &str, text: &str) -> Entry {
         let norm = normalize(text);
-        let shingles = shingle(&norm, self.config.shingles);
+        let toks = tokens(&norm);
+        let shingles = shingle_tokens(&norm, &toks, self.config.shingles);
         Entry {
             id: id.to_string(),
             content: xxh3_64(norm.as_bytes()),
             signature: self.hasher.signature(&shingles),
-            simhash: simhash::simhash(tokens(&norm)),
+            simhash: simhash::simhash(toks.iter().copied()),
             shingles,
             short: (norm.chars().count() < SHORT_TEXT_CHARS).then_some(norm),
         }

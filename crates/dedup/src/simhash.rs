@@ -19,7 +19,8 @@ pub fn simhash<'a>(tokens: impl IntoIterator<Item = &'a str>) -> u64 {
     for (t, w) in weights {
         let h = xxh3_64(t.as_bytes());
         for (bit, acc) in v.iter_mut().enumerate() {
-            if h >> bit & 1 == 1 { *acc += w } else { *acc -= w }
+            // Branchless ±w so the 64 lanes vectorise.
+            *acc += w * ((((h >> bit) & 1) as i64) * 2 - 1);
         }
     }
     v.iter().enumerate().fold(0u64, |f, (bit, &acc)| if acc > 0 { f | 1 << bit } else { f })

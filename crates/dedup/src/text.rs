@@ -14,6 +14,9 @@ fn is_unspaced(c: char) -> bool {
 /// NFKC, lower-cased, with punctuation and symbols turned into spaces and whitespace
 /// runs collapsed: two texts that differ only in these compare equal.
 pub fn normalize(text: &str) -> String {
+    if text.is_ascii() {
+        return normalize_ascii(text.as_bytes());
+    }
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
     for c in text.nfkc().flat_map(char::to_lowercase) {
@@ -28,6 +31,24 @@ pub fn normalize(text: &str) -> String {
         }
     }
     out
+}
+
+/// NFKC leaves ASCII unchanged, so ASCII text needs only case folding and separators.
+fn normalize_ascii(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut pending_space = false;
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() {
+            if pending_space && !out.is_empty() {
+                out.push(b' ');
+            }
+            pending_space = false;
+            out.push(b.to_ascii_lowercase());
+        } else {
+            pending_space = true;
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Tokens of a normalised text: words, and single characters of unspaced scripts.

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use docsift_dedup as dedup;
 pub use docsift_layout::{SplitAttr, TextOptions};
 pub use docsift_model::{self as model, Document, Error, ErrorKind, Meta, Page, Warning};
 pub use docsift_pdf::Limits;
@@ -83,6 +84,20 @@ pub fn extract(
         true
     })?;
     Ok(doc.into_document(pages))
+}
+
+/// The plain text of any input docsift reads: a PDF's pages joined by form feeds, a text
+/// file as it is (UTF-8, invalid bytes replaced). For comparing documents (dedup).
+pub fn text_of(bytes: &[u8], opts: &Options) -> Result<String, Error> {
+    if sniff(bytes).is_some() {
+        let never = AtomicBool::new(false);
+        let doc = extract(bytes, opts, &|_| {}, &never)?;
+        return Ok(doc.pages.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n\x0c"));
+    }
+    if bytes.iter().take(8192).filter(|&&b| b == 0).count() > 0 {
+        return Err(Error::new(ErrorKind::Unsupported, "binary input that is not a PDF"));
+    }
+    Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// An opened document whose pages are extracted on demand: front-ends that drive the
