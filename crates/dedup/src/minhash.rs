@@ -1,8 +1,10 @@
-//! MinHash signatures and LSH banding. Permutations are multiply-shift hashes
-//! `(a·x + b) >> 32` with random odd 64-bit `a` over the 64-bit shingle hash (one multiply
-//! per permutation; datasketch's `mod 2^61 − 1` costs a reduction more); (bands, rows) are chosen from the
-//! threshold by minimising the weighted false-positive and false-negative areas under the
-//! banding S-curve, as datasketch does.
+//! MinHash signatures and LSH banding. Signatures are one-permutation hashing with optimal
+//! densification (Shrivastava, ICML 2017): each shingle is hashed once, its top bits pick
+//! one of `num_perm` bins and the bin keeps the minimum; an empty bin copies a non-empty
+//! one chosen by a probe sequence fixed per bin, so equal sets give equal signatures and
+//! agreement still estimates Jaccard — at one hash per shingle instead of `num_perm`.
+//! (bands, rows) are chosen from the threshold by minimising the weighted false-positive
+//! and false-negative areas under the banding S-curve, as datasketch does.
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -10,6 +12,9 @@ use serde::{Deserialize, Serialize};
 /// Integration steps for the S-curve areas: the areas are smooth, 200 steps give four
 /// significant digits, plenty to rank (b, r) pairs.
 const INTEGRATION_STEPS: usize = 200;
+/// Densification probes before falling back to a scan: with at least one of k bins
+/// filled, 4096 random probes all miss with probability below (1 − 1/k)^4096 ≈ 1e-14.
+const MAX_PROBES: usize = 4096;
 
 fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -21,31 +26,54 @@ fn splitmix64(state: &mut u64) -> u64 {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct MinHasher {
-    a: Vec<u64>,
-    b: Vec<u64>,
+    bins: usize,
+    seed: u64,
 }
 
 impl MinHasher {
-    /// `num_perm` permutations drawn from a fixed seed, so signatures are comparable across
-    /// runs and machines (an index saved today matches documents hashed tomorrow).
+    /// `num_perm` bins under a fixed seed, so signatures are comparable across runs and
+    /// machines (an index saved today matches documents hashed tomorrow).
     pub fn new(num_perm: usize, seed: u64) -> Self {
-        let mut s = seed;
-        let a = (0..num_perm).map(|_| splitmix64(&mut s) | 1).collect();
-        let b = (0..num_perm).map(|_| splitmix64(&mut s)).collect();
-        MinHasher { a, b }
+        MinHasher { bins: num_perm.max(1), seed }
     }
 
     pub fn num_perm(&self) -> usize {
-        self.a.len()
+        self.bins
     }
 
     /// The signature of a set of shingle hashes (empty set: all `u32::MAX`).
     pub fn signature(&self, shingles: &[u64]) -> Vec<u32> {
-        let mut sig = vec![u32::MAX; self.a.len()];
+        let k = self.bins as u64;
+        let mut sig = vec![u32::MAX; self.bins];
+        let mut filled = vec![false; self.bins];
         for &x in shingles {
-            for ((m, &a), &b) in sig.iter_mut().zip(&self.a).zip(&self.b) {
-                let v = (a.wrapping_mul(x).wrapping_add(b) >> 32) as u32;
-                *m = (*m).min(v);
+            let mut s = x ^ self.seed;
+            let h = splitmix64(&mut s);
+            // Multiply-high maps the hash uniformly onto the bins.
+            let bin = ((h as u128 * k as u128) >> 64) as usize;
+            let v = h as u32;
+            if v <= sig[bin] {
+                sig[bin] = v;
+                filled[bin] = true;
+            }
+        }
+        if filled.iter().all(|&f| f) || !filled.iter().any(|&f| f) {
+            return sig;
+        }
+        let dense = sig.clone();
+        for i in 0..self.bins {
+            if filled[i] {
+                continue;
+            }
+            // Probe a sequence of bins fixed by (seed, i) until one is non-empty; after
+            // MAX_PROBES misses (vanishingly rare), the next filled bin in order.
+            let mut state = self.seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407);
+            let probed = (0..MAX_PROBES)
+                .map(|_| ((splitmix64(&mut state) as u128 * k as u128) >> 64) as usize)
+                .find(|&j| filled[j]);
+            let j = probed.or_else(|| (1..self.bins).map(|d| (i + d) % self.bins).find(|&j| filled[j]));
+            if let Some(j) = j {
+                sig[i] = dense[j];
             }
         }
         sig

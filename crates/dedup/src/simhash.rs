@@ -9,18 +9,35 @@ use xxhash_rust::xxh3::xxh3_64;
 /// Largest Hamming distance the block index supports (k + 1 blocks of ≥ 16 bits).
 pub const MAX_DISTANCE: u32 = 3;
 
+/// ±1 per bit of every byte value: a token's hash adds eight table rows (vectorisable)
+/// instead of 64 per-bit branches.
+const SIGNS: [[i32; 8]; 256] = {
+    let mut t = [[0i32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            t[b][bit] = if (b >> bit) & 1 == 1 { 1 } else { -1 };
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// SimHash of `tokens`, each weighted by its count.
 pub fn simhash<'a>(tokens: impl IntoIterator<Item = &'a str>) -> u64 {
-    let mut weights: FxHashMap<&str, i64> = FxHashMap::default();
+    let mut weights: FxHashMap<&str, i32> = FxHashMap::default();
     for t in tokens {
         *weights.entry(t).or_default() += 1;
     }
-    let mut v = [0i64; 64];
+    let mut v = [0i32; 64];
     for (t, w) in weights {
-        let h = xxh3_64(t.as_bytes());
-        for (bit, acc) in v.iter_mut().enumerate() {
-            // Branchless ±w so the 64 lanes vectorise.
-            *acc += w * ((((h >> bit) & 1) as i64) * 2 - 1);
+        let h = xxh3_64(t.as_bytes()).to_le_bytes();
+        for (byte, lanes) in h.iter().zip(v.chunks_exact_mut(8)) {
+            for (acc, s) in lanes.iter_mut().zip(&SIGNS[*byte as usize]) {
+                *acc += w * s;
+            }
         }
     }
     v.iter().enumerate().fold(0u64, |f, (bit, &acc)| if acc > 0 { f | 1 << bit } else { f })
