@@ -28,7 +28,23 @@ export interface ExtractOptions {
   signal?: AbortSignal;
 }
 
+export interface DedupPair { a: string; b: string; score: number; method: 'exact' | 'simhash' | 'minhash' | 'edit_distance' }
+export interface DedupGroup { members: string[]; pairs: DedupPair[] }
+export interface DedupOptions {
+  /** Jaccard similarity for near-duplicates (default 0.8). */
+  threshold?: number;
+  numPerm?: number;
+  /** "words:N" (default "words:1") or "chars:N". */
+  shingles?: string;
+  /** Bytes of an index returned earlier: new documents are checked against it too. */
+  index?: Uint8Array | ArrayBuffer;
+  onProgress?: (p: { done: number; total: number }) => void;
+  signal?: AbortSignal;
+}
+export type DedupInput = { id: string; text: string } | { id: string; input: File | Blob | ArrayBuffer | Uint8Array; password?: string };
+
 export interface Docsift {
+  dedup(docs: DedupInput[], options?: DedupOptions): Promise<{ groups: DedupGroup[]; size: number; index: Uint8Array }>;
   readonly info: { threaded: boolean; threads: number; isolated: boolean };
   extract(input: File | Blob | ArrayBuffer | Uint8Array, options?: ExtractOptions): Promise<DocsiftDocument>;
   terminate(): void;

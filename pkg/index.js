@@ -37,7 +37,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       job.onProgress?.({ done: msg.done, total: msg.total });
     } else if (msg.type === 'result') {
       pending.delete(msg.id);
-      msg.doc.pages = msg.doc.pages.map(decodePage);
+      if (msg.doc.pages) msg.doc.pages = msg.doc.pages.map(decodePage);
       job.resolve(msg.doc);
     } else if (msg.type === 'error') {
       pending.delete(msg.id);
@@ -61,6 +61,25 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
         pending.set(id, { resolve, reject, onProgress });
         signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
         worker.postMessage({ type: 'extract', id, bytes, options: { pages, password } }, [bytes]);
+      });
+    },
+    /**
+     * Groups near-duplicate documents. `docs`: `[{ id, text }]` or `[{ id, input, password? }]`
+     * (input: File, Blob, ArrayBuffer, Uint8Array). `index`: bytes a previous call returned,
+     * to check against everything seen before. Resolves to `{ groups, size, index }`, where
+     * `index` (Uint8Array) can be stored (IndexedDB) and passed back later.
+     */
+    async dedup(docs, { threshold, numPerm, shingles, index, onProgress, signal } = {}) {
+      if (signal?.aborted) throw new DOMException('dedup aborted', 'AbortError');
+      const prepared = await Promise.all(docs.map(async (d) =>
+        typeof d.text === 'string' ? { id: String(d.id), text: d.text } : { id: String(d.id), bytes: await toArrayBuffer(d.input), password: d.password }));
+      const transfer = prepared.filter((d) => d.bytes).map((d) => d.bytes);
+      const indexBytes = index ? await toArrayBuffer(index) : undefined;
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject, onProgress });
+        signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
+        worker.postMessage({ type: 'dedup', id, docs: prepared, options: { threshold, numPerm, shingles, index: indexBytes } }, transfer);
       });
     },
     /** Stops the worker; pending extractions reject. */

@@ -68,6 +68,31 @@ async function extract(id, bytes, options) {
   }
 }
 
+/** Near-duplicate groups over documents (text or bytes), against a saved index if given. */
+async function dedup(id, docs, options) {
+  const index = options.index
+    ? wasm.DedupIndex.fromBytes(new Uint8Array(options.index))
+    : new wasm.DedupIndex(options.threshold, options.numPerm, options.shingles);
+  try {
+    let lastYield = performance.now();
+    for (let i = 0; i < docs.length; i++) {
+      if (aborted.has(id)) throw { name: 'AbortError', code: 'cancelled', message: 'dedup aborted' };
+      const d = docs[i];
+      const text = typeof d.text === 'string' ? d.text : wasm.textOf(new Uint8Array(d.bytes), d.password ?? undefined);
+      index.add(d.id, text);
+      self.postMessage({ type: 'progress', id, done: i + 1, total: docs.length });
+      if (performance.now() - lastYield > 8) {
+        await yieldNow();
+        lastYield = performance.now();
+      }
+    }
+    const bytes = index.toBytes();
+    return { groups: index.groups(), size: index.size(), index: bytes };
+  } finally {
+    index.free();
+  }
+}
+
 self.onmessage = async (event) => {
   const msg = event.data;
   try {
@@ -75,6 +100,9 @@ self.onmessage = async (event) => {
       self.postMessage({ type: 'ready', info: await init(msg.threads) });
     } else if (msg.type === 'abort') {
       aborted.add(msg.id);
+    } else if (msg.type === 'dedup') {
+      const result = await dedup(msg.id, msg.docs, msg.options || {});
+      self.postMessage({ type: 'result', id: msg.id, doc: result }, [result.index.buffer]);
     } else if (msg.type === 'extract') {
       const doc = await extract(msg.id, msg.bytes, msg.options || {});
       // Typed arrays move to the main thread without a copy.
@@ -83,6 +111,6 @@ self.onmessage = async (event) => {
   } catch (e) {
     self.postMessage({ type: msg.type === 'init' ? 'init-error' : 'error', id: msg.id, error: errorShape(e) });
   } finally {
-    if (msg.type === 'extract') aborted.delete(msg.id);
+    if (msg.type === 'extract' || msg.type === 'dedup') aborted.delete(msg.id);
   }
 };

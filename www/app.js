@@ -19,6 +19,61 @@ function download(name, type, data) {
 
 const docText = (doc) => doc.pages.map((p) => p.text).join('\f\n');
 
+// Near-duplicates across dropped files, optionally against an index kept in IndexedDB.
+const extracted = new Map();
+const INDEX_KEY = 'dedup-index';
+
+function idb(mode, run) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open('docsift', 1);
+    open.onupgradeneeded = () => open.result.createObjectStore('kv');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction('kv', mode);
+      const req = run(tx.objectStore('kv'));
+      tx.oncomplete = () => resolve(req.result);
+      tx.onerror = () => reject(tx.error);
+    };
+  });
+}
+
+const keepBox = document.getElementById('keep-index');
+keepBox.checked = localStorage.getItem('docsift-keep-index') === '1';
+// The index kept from earlier visits: this visit's files are compared against it.
+let keptIndex = keepBox.checked ? await idb('readonly', (s) => s.get(INDEX_KEY)).catch(() => undefined) : undefined;
+
+async function refreshDuplicates() {
+  const section = document.getElementById('dups');
+  if (extracted.size < 2 && !keptIndex) return;
+  section.hidden = false;
+  const docs = [...extracted].map(([id, text]) => ({ id, text }));
+  const result = await ds.dedup(docs, { index: keptIndex });
+  const list = document.getElementById('dup-groups');
+  list.replaceChildren(...result.groups.map((g) => {
+    const li = document.createElement('li');
+    li.textContent = g.members.join(' ≈ ');
+    for (const p of g.pairs) {
+      const d = Object.assign(document.createElement('div'), { className: 'pair muted', textContent: `${p.a} ~ ${p.b}: ${p.score.toFixed(3)} (${p.method})` });
+      li.append(d);
+    }
+    return li;
+  }));
+  document.getElementById('dup-status').textContent =
+    `${result.groups.length} group${result.groups.length === 1 ? '' : 's'} among ${result.size} documents`;
+  section.dataset.groups = result.groups.length;
+  if (keepBox.checked) await idb('readwrite', (s) => s.put(result.index, INDEX_KEY));
+}
+
+keepBox.addEventListener('change', async () => {
+  localStorage.setItem('docsift-keep-index', keepBox.checked ? '1' : '0');
+  if (keepBox.checked) await refreshDuplicates();
+});
+document.getElementById('forget-index').addEventListener('click', async () => {
+  await idb('readwrite', (s) => s.delete(INDEX_KEY));
+  keptIndex = undefined;
+  await refreshDuplicates();
+});
+
 /** The page outline with its words drawn as boxes at their coordinates. */
 function pageFigure(page) {
   const svg = document.createElementNS(SVG, 'svg');
@@ -82,7 +137,9 @@ async function process(file, password) {
     status.textContent = `${n} page${n === 1 ? "" : "s"} in ${Math.round(performance.now() - started)} ms`;
     card.querySelector('.password').hidden = true;
     render(card, doc);
+    extracted.set(file.name, docText(doc));
     card.dataset.state = 'done';
+    refreshDuplicates().catch((e) => { document.getElementById('dup-status').textContent = `${e.name}: ${e.message}`; });
   } catch (e) {
     card.dataset.state = 'error';
     status.className = 'status error';

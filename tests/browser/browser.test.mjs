@@ -164,6 +164,31 @@ describe('npm package', () => {
   });
 });
 
+describe('near-duplicates', () => {
+  test('ds.dedup groups copies, reads PDFs, and its index carries over', async () => {
+    const page = await harness(isolated);
+    const r = await page.evaluate(async () => {
+      const base = 'the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat near the door of the old house by the river '.repeat(3);
+      const first = await window.ds.dedup([
+        { id: 'a', text: base },
+        { id: 'b', text: base.toUpperCase() + '!' },
+        { id: 'c', text: 'an entirely different text about the weather and tomorrow morning meetings in the city hall '.repeat(3) },
+      ]);
+      const pdf = await (await fetch('/corpus/pdfplumber/tests/pdfs/pdffill-demo.pdf')).arrayBuffer();
+      const pdfs = await window.ds.dedup([{ id: 'p1', input: pdf }, { id: 'p2', input: new Uint8Array(pdf) }]);
+      const later = await window.ds.dedup([{ id: 'd', text: base.replace('fox', 'wolf') }], { index: first.index });
+      return { first: first.groups, size: first.size, isBytes: first.index instanceof Uint8Array, pdfs: pdfs.groups, later: later.groups };
+    });
+    assert.equal(r.size, 3);
+    assert.ok(r.isBytes);
+    assert.deepEqual(r.first.map((g) => g.members), [['a', 'b']]);
+    assert.equal(r.first[0].pairs[0].method, 'exact');
+    assert.deepEqual(r.pdfs.map((g) => g.members), [['p1', 'p2']]);
+    assert.deepEqual(r.later[0].members, ['a', 'b', 'd']);
+    await page.close();
+  });
+});
+
 describe('the page', () => {
   test('drop a file, see text and boxes, download JSON; no request leaves the origin', async () => {
     const context = await browser.newContext({ acceptDownloads: true });
@@ -193,6 +218,22 @@ describe('the page', () => {
     await page.fill(`${locked} form.password input`, 'ELXRTQWS');
     await page.click(`${locked} form.password button`);
     await page.waitForSelector(`${locked}[data-state="done"]`);
+    // Two copies under other names: the duplicates section groups them with the first.
+    const pdfBytes = readFileSync(pdf);
+    await page.check('#keep-index');
+    await page.setInputFiles('#files', [
+      { name: 'copy-1.pdf', mimeType: 'application/pdf', buffer: pdfBytes },
+      { name: 'copy-2.pdf', mimeType: 'application/pdf', buffer: pdfBytes },
+    ]);
+    await page.waitForSelector('[data-file="copy-2.pdf"][data-state="done"]');
+    await page.waitForFunction(() => document.querySelector('#dup-groups')?.textContent.includes('copy-2.pdf'));
+    assert.match(await page.textContent('#dup-groups'), /pdffill-demo\.pdf ≈ copy-1\.pdf ≈ copy-2\.pdf|copy-1\.pdf/);
+    // The kept index survives a reload: a later copy is matched against the earlier files.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.setInputFiles('#files', [{ name: 'copy-3.pdf', mimeType: 'application/pdf', buffer: pdfBytes }]);
+    await page.waitForFunction(() => document.querySelector('#dup-groups')?.textContent.includes('copy-3.pdf'));
+    assert.match(await page.textContent('#dup-groups'), /copy-1\.pdf[^]*copy-3\.pdf/);
     // Privacy: only same-origin GETs of the page's own files.
     const origin = new URL(isolated.url).origin;
     const foreign = requests.filter((r) => new URL(r.url).origin !== origin && !r.url.startsWith('blob:'));

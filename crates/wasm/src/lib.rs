@@ -3,6 +3,7 @@
 //! progress is reported and an abort lands between batches. With the `threads` feature,
 //! each batch is extracted in parallel on a wasm-bindgen-rayon pool.
 
+use docsift::dedup::{Config, Index, Shingles};
 use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -96,5 +97,86 @@ impl Doc {
 
     pub fn warnings(&self) -> JsValue {
         to_js(&self.inner.warnings())
+    }
+}
+
+/// The plain text of any input docsift reads (for dedup): PDF pages joined by form feeds,
+/// text files as they are.
+#[wasm_bindgen(js_name = textOf)]
+pub fn text_of(bytes: &[u8], password: Option<String>) -> Result<String, JsValue> {
+    docsift::text_of(bytes, &Options { password, ..Options::default() }).map_err(to_js_error)
+}
+
+/// A near-duplicate index; `toBytes` / `fromBytes` let the page keep it (IndexedDB).
+#[wasm_bindgen]
+pub struct DedupIndex {
+    inner: Index,
+}
+
+#[wasm_bindgen]
+impl DedupIndex {
+    /// `shingles`: "words:N" or "chars:N".
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        threshold: Option<f64>,
+        num_perm: Option<usize>,
+        shingles: Option<String>,
+    ) -> Result<DedupIndex, JsValue> {
+        let mut config = Config::default();
+        if let Some(t) = threshold {
+            config.threshold = t;
+        }
+        if let Some(n) = num_perm {
+            config.num_perm = n;
+        }
+        if let Some(spec) = shingles {
+            let bad = || {
+                to_js_error(Error::new(
+                    ErrorKind::Unsupported,
+                    format!("shingles must be words:N or chars:N, not {spec:?}"),
+                ))
+            };
+            let (kind, n) = spec.split_once(':').ok_or_else(bad)?;
+            let n: usize = n.parse().map_err(|_| bad())?;
+            config.shingles = match kind {
+                "words" => Shingles::Words(n),
+                "chars" => Shingles::Chars(n),
+                _ => return Err(bad()),
+            };
+        }
+        Ok(DedupIndex { inner: Index::new(config) })
+    }
+
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(bytes: &[u8]) -> Result<DedupIndex, JsValue> {
+        Index::from_bytes(bytes)
+            .map(|inner| DedupIndex { inner })
+            .map_err(|e| to_js_error(Error::new(ErrorKind::Malformed, e.to_string())))
+    }
+
+    /// Adds a document; returns its near-duplicates among earlier ones
+    /// (`[{id, score, method}]`).
+    pub fn add(&mut self, id: &str, text: &str) -> JsValue {
+        let m: Vec<serde_json::Value> = self
+            .inner
+            .add(id, text)
+            .into_iter()
+            .map(|(other, score, method)| serde_json::json!({ "id": other, "score": score, "method": method }))
+            .collect();
+        to_js(&m)
+    }
+
+    /// Duplicate groups: `[{members, pairs: [{a, b, score, method}]}]`.
+    pub fn groups(&self) -> JsValue {
+        to_js(&self.inner.groups())
+    }
+
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.inner.to_bytes()
+    }
+
+    pub fn size(&self) -> usize {
+        self.inner.len()
     }
 }
