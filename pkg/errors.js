@@ -8,33 +8,22 @@ export class DocsiftError extends Error {
   }
 }
 
-export class PasswordRequiredError extends DocsiftError {
-  constructor(message, code = 'password_required') {
-    super(message, code);
-    this.name = 'PasswordRequiredError';
-  }
+/** A named DocsiftError subclass with its default code. */
+function subclass(name, defaultCode) {
+  const cls = class extends DocsiftError {
+    constructor(message, code = defaultCode) {
+      super(message, code);
+      this.name = name;
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
 }
 
-export class MalformedPdfError extends DocsiftError {
-  constructor(message, code = 'malformed') {
-    super(message, code);
-    this.name = 'MalformedPdfError';
-  }
-}
-
-export class LimitExceededError extends DocsiftError {
-  constructor(message, code = 'limit_exceeded') {
-    super(message, code);
-    this.name = 'LimitExceededError';
-  }
-}
-
-export class UnsupportedInputError extends DocsiftError {
-  constructor(message, code = 'unsupported') {
-    super(message, code);
-    this.name = 'UnsupportedInputError';
-  }
-}
+export const PasswordRequiredError = subclass('PasswordRequiredError', 'password_required');
+export const MalformedPdfError = subclass('MalformedPdfError', 'malformed');
+export const LimitExceededError = subclass('LimitExceededError', 'limit_exceeded');
+export const UnsupportedInputError = subclass('UnsupportedInputError', 'unsupported');
 
 const CLASSES = { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededError, UnsupportedInputError };
 

@@ -44,24 +44,8 @@ pub fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// 1 - Levenshtein distance / longer length, over Unicode scalar values.
-pub fn similarity(a: &str, b: &str) -> f64 {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    1.0 - prev[b.len()] as f64 / a.len().max(b.len()) as f64
-}
+/// 1 − Levenshtein distance / longer length, over Unicode scalar values.
+pub use docsift::dedup::edit_similarity as similarity;
 
 /// Re-assembles a page's text from the chars `keep` selects (crops, size filters).
 pub fn text_of_chars(
@@ -80,6 +64,17 @@ pub struct Outcome {
     pub id: String,
     pub ok: bool,
     pub detail: String,
+}
+
+impl Outcome {
+    /// A check's result: Ok(detail) passes, Err(detail) fails.
+    pub fn of(id: impl Into<String>, result: Result<String, String>) -> Outcome {
+        let (ok, detail) = match result {
+            Ok(d) => (true, d),
+            Err(d) => (false, d),
+        };
+        Outcome { id: id.into(), ok, detail }
+    }
 }
 
 /// Prints one line per expectation and panics listing the failures.

@@ -143,13 +143,7 @@ fn pdfjs_text_expectations() {
         .as_array()
         .expect("entries")
         .iter()
-        .map(|e| {
-            let (ok, detail) = match check(&corpus, e) {
-                Ok(d) => (true, d),
-                Err(d) => (false, d),
-            };
-            Outcome { id: e["id"].as_str().unwrap_or("?").to_string(), ok, detail }
-        })
+        .map(|e| Outcome::of(e["id"].as_str().unwrap_or("?"), check(&corpus, e)))
         .collect();
     report("pdfjs", &outcomes);
 }

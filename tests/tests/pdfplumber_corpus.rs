@@ -337,11 +337,7 @@ fn pdfplumber_text_expectations() {
             println!("skip {id:<40} {why}");
             continue;
         }
-        let (ok, detail) = match check(&corpus, entry) {
-            Ok(d) => (true, d),
-            Err(d) => (false, d),
-        };
-        outcomes.push(Outcome { id, ok, detail });
+        outcomes.push(Outcome::of(id, check(&corpus, entry)));
     }
     report("pdfplumber", &outcomes);
 }
