@@ -115,6 +115,17 @@ fn cli_json_shape() {
     assert_eq!(text, "plain words here");
     let err = docsift::text_of(b"\x00\x01binary", &docsift::Options::default()).unwrap_err();
     assert_eq!(err.kind, docsift::ErrorKind::Unsupported);
+    let html = docsift::text_of(
+        b"<!doctype html><title>t</title><p>Hello <b>there</b></p><script>x()</script>",
+        &docsift::Options::default(),
+    );
+    assert_eq!(html.unwrap(), "Hello there");
+    // windows-1252 bytes, no declaration: detected and decoded.
+    let latin1 = docsift::text_of(
+        b"Il r\xe9pondit que \xe7a co\xfbte tr\xe8s cher, \xe9videmment, m\xeame en \xe9t\xe9.",
+        &docsift::Options::default(),
+    );
+    assert!(latin1.unwrap().contains("très"));
     let mut index = Index::new(Config::default());
     index.add("a.txt", "the same short note about the meeting on tuesday morning");
     index.add("b.txt", "the same short note about the meeting on tuesday morning!");

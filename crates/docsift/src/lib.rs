@@ -86,18 +86,24 @@ pub fn extract(
     Ok(doc.into_document(pages))
 }
 
-/// The plain text of any input docsift reads: a PDF's pages joined by form feeds, a text
-/// file as it is (UTF-8, invalid bytes replaced). For comparing documents (dedup).
+/// The plain text of any input docsift reads: a PDF's pages joined by form feeds, an HTML
+/// page as a reader sees it, a text file decoded (BOM, else detected charset). For
+/// comparing documents (dedup).
 pub fn text_of(bytes: &[u8], opts: &Options) -> Result<String, Error> {
     if sniff(bytes).is_some() {
         let never = AtomicBool::new(false);
         let doc = extract(bytes, opts, &|_| {}, &never)?;
         return Ok(doc.pages.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n\x0c"));
     }
-    if bytes.iter().take(8192).filter(|&&b| b == 0).count() > 0 {
-        return Err(Error::new(ErrorKind::Unsupported, "binary input that is not a PDF"));
+    if docsift_html::looks_like_html(bytes) {
+        return Ok(docsift_html::text_of(&docsift_html::parse(bytes).dom));
     }
-    Ok(String::from_utf8_lossy(bytes).into_owned())
+    let decoded = docsift_html::decode(bytes, false);
+    // Text files do not hold NULs; UTF-16/32 were decoded above by their BOMs.
+    if decoded.text.contains('\0') {
+        return Err(Error::new(ErrorKind::Unsupported, "binary input that is not a PDF, HTML or text"));
+    }
+    Ok(decoded.text)
 }
 
 /// An opened document whose pages are extracted on demand: front-ends that drive the
