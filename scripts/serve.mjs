@@ -10,7 +10,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
   '.wasm': 'application/wasm', '.json': 'application/json', '.pdf': 'application/pdf', '.svg': 'image/svg+xml',
-  '.ts': 'text/plain', '.txt': 'text/plain; charset=utf-8', '.html~': 'text/html',
+  '.ts': 'text/plain', '.txt': 'text/plain; charset=utf-8',
 };
 
 /** Maps a URL path to a file under one of the mounts ({prefix: directory}); null if outside. */
@@ -35,12 +35,12 @@ export function serve({ port = 8080, host = '127.0.0.1', isolate = true, mounts 
     }
     const file = locate(all, req.url || '/');
     try {
-      if (!file || req.method !== 'GET') throw new Error('not found');
+      if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) throw new Error('not found');
       const s = await stat(file);
       const target = s.isDirectory() ? join(file, 'index.html') : file;
       const body = await readFile(target);
       res.writeHead(200, { ...headers, 'Content-Type': TYPES[extname(target)] || 'application/octet-stream' });
-      res.end(body);
+      res.end(req.method === 'HEAD' ? undefined : body);
     } catch {
       res.writeHead(404, headers);
       res.end('not found');
