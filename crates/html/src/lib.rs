@@ -5,7 +5,7 @@
 mod decode;
 mod text;
 
-pub use decode::{Decided, Decoded, declared, decode};
+pub use decode::{Decided, Decoded, declared, decode, decode_label};
 pub use scraper::Html;
 pub use text::{text_of, text_of_node};
 
