@@ -8,7 +8,13 @@ use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+mod alloc;
 mod wire;
+
+/// The threaded build replaces std's single-lock wasm allocator (see alloc.rs).
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+#[global_allocator]
+static ALLOCATOR: alloc::ThreadCaching = alloc::ThreadCaching;
 
 #[cfg(feature = "threads")]
 pub use wasm_bindgen_rayon::init_thread_pool;
