@@ -158,8 +158,20 @@ impl OpenDocument {
         text: &TextOptions,
         keep_going: &(dyn Fn() -> bool + Sync),
     ) -> Result<Vec<Page>, Error> {
-        let one = |&index: &usize| -> Result<Page, Error> {
-            let page = self.extract_page(index, text)?;
+        self.extract_pages_into(indices, text, keep_going, &|page| page)
+    }
+
+    /// As `extract_pages`, turning each page into `T` on the thread that extracted it
+    /// (the browser builds its column arrays there).
+    pub fn extract_pages_into<T: Send>(
+        &self,
+        indices: &[usize],
+        text: &TextOptions,
+        keep_going: &(dyn Fn() -> bool + Sync),
+        convert: &(dyn Fn(Page) -> T + Sync),
+    ) -> Result<Vec<T>, Error> {
+        let one = |&index: &usize| -> Result<T, Error> {
+            let page = convert(self.extract_page(index, text)?);
             if keep_going() { Ok(page) } else { Err(Error::new(ErrorKind::Cancelled, "extraction cancelled")) }
         };
         #[cfg(feature = "parallel")]

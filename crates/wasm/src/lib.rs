@@ -8,6 +8,7 @@ use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+#[cfg(any(test, all(target_arch = "wasm32", feature = "threads")))]
 mod alloc;
 mod wire;
 
@@ -93,8 +94,9 @@ impl Doc {
     #[wasm_bindgen(js_name = extractPages)]
     pub fn extract_pages(&self, indices: Vec<u32>) -> Result<js_sys::Array, JsValue> {
         let idx: Vec<usize> = indices.into_iter().map(|i| i as usize).collect();
-        let pages = self.inner.extract_pages(&idx, &self.text, &|| true).map_err(to_js_error)?;
-        Ok(pages.iter().map(wire::page_to_wire).collect())
+        let pages =
+            self.inner.extract_pages_into(&idx, &self.text, &|| true, &wire::WirePage::build).map_err(to_js_error)?;
+        Ok(pages.iter().map(wire::WirePage::to_js).collect())
     }
 
     pub fn meta(&self) -> JsValue {

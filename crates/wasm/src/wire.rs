@@ -18,8 +18,6 @@ use crate::to_js;
 /// Floats per char: x0, top, x1, bottom, size, the 6 matrix entries, OCR confidence (NaN
 /// for native glyphs).
 pub const CHAR_FLOATS: usize = 12;
-/// Floats per word: x0, top, x1, bottom, size.
-pub const WORD_FLOATS: usize = 5;
 /// Marks "none" in the u16 index columns (colour, tag).
 const NONE: u16 = u16::MAX;
 
@@ -81,110 +79,145 @@ fn strings(items: impl Iterator<Item = String>) -> Array {
     items.map(|s| JsValue::from_str(&s)).collect()
 }
 
-/// One page as a wire object (see pkg/decode.js for the reader).
-pub fn page_to_wire(page: &Page) -> JsValue {
-    let obj = Object::new();
-    set(&obj, "number", page.number as u32);
-    set(&obj, "width", page.width);
-    set(&obj, "height", page.height);
-    set(&obj, "rotation", page.rotation);
-    set(&obj, "text", page.text.as_str());
-    set(&obj, "segments", to_js(&page.segments));
-    set(&obj, "rects", to_js(&page.rects));
-    set(&obj, "images", to_js(&page.images));
-    set(&obj, "trust", to_js(&page.trust));
-    if !page.warnings.is_empty() {
-        set(&obj, "warnings", to_js(&page.warnings));
+/// Column arrays of one collection (chars, words or lines).
+#[derive(Default)]
+struct Columns {
+    n: u32,
+    f: Vec<f32>,
+    flags: Vec<u8>,
+    font: Vec<u16>,
+    color: Vec<u16>,
+    tag: Vec<u16>,
+    words: Vec<u32>,
+    text: Joined,
+}
+
+impl Default for Joined {
+    fn default() -> Self {
+        Joined::with_capacity(0)
+    }
+}
+
+/// A page in wire form, built from plain Rust data (so on the pool thread that extracted
+/// it); only `to_js` touches JS and runs on the worker's own thread.
+pub struct WirePage {
+    /// The page with its chars, words and lines moved into the columns.
+    page: Page,
+    chars: Columns,
+    words: Columns,
+    lines: Columns,
+    fonts: Vec<Arc<str>>,
+    colors: Vec<Vec<u32>>,
+    tags: Vec<Arc<str>>,
+}
+
+impl WirePage {
+    pub fn build(mut page: Page) -> WirePage {
+        let mut fonts: Interner<Arc<str>> = Interner::new();
+        let mut colors: Interner<Vec<u32>> = Interner::new();
+        let mut tags: Interner<Arc<str>> = Interner::new();
+
+        let n = page.chars.len();
+        let mut chars = Columns { n: n as u32, text: Joined::with_capacity(n), ..Columns::default() };
+        chars.f.reserve(n * CHAR_FLOATS);
+        for c in &page.chars {
+            let b = c.bbox;
+            chars.f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, c.size]);
+            chars.f.extend_from_slice(&c.matrix.0);
+            chars.f.push(match c.origin {
+                Origin::Native => f32::NAN,
+                Origin::Ocr { confidence } => confidence,
+            });
+            chars.flags.extend_from_slice(&[c.upright as u8, direction_code(c.direction)]);
+            chars.font.push(fonts.get(&c.font));
+            // Colours are interned by their bits so equal floats share an entry.
+            chars.color.push(if c.color.is_empty() {
+                NONE
+            } else {
+                colors.get(&c.color.iter().map(|v| v.to_bits()).collect())
+            });
+            chars.tag.push(c.tag.as_ref().map_or(NONE, |t| tags.get(t)));
+            chars.text.push(&c.text);
+        }
+
+        let n = page.words.len();
+        let mut words = Columns { n: n as u32, text: Joined::with_capacity(n), ..Columns::default() };
+        for w in &page.words {
+            let b = w.bbox;
+            words.f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, w.size]);
+            words.flags.extend_from_slice(&[w.upright as u8, direction_code(w.direction)]);
+            words.font.push(fonts.get(&w.font));
+            words.text.push(&w.text);
+        }
+
+        let n = page.lines.len();
+        let mut lines = Columns { n: n as u32, text: Joined::with_capacity(n), ..Columns::default() };
+        for l in &page.lines {
+            let b = l.bbox;
+            lines.f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom]);
+            lines.flags.push(direction_code(l.direction));
+            lines.words.extend_from_slice(&[l.words.start as u32, l.words.end as u32]);
+            lines.text.push(&l.text);
+        }
+        page.chars = Vec::new();
+        page.words = Vec::new();
+        page.lines = Vec::new();
+        WirePage { page, chars, words, lines, fonts: fonts.order, colors: colors.order, tags: tags.order }
     }
 
-    let mut fonts: Interner<Arc<str>> = Interner::new();
-    let mut colors: Interner<Vec<u32>> = Interner::new();
-    let mut tags: Interner<Arc<str>> = Interner::new();
-
-    let n = page.chars.len();
-    let mut f = Vec::with_capacity(n * CHAR_FLOATS);
-    let mut flags = Vec::with_capacity(n * 2);
-    let mut font = Vec::with_capacity(n);
-    let mut color = Vec::with_capacity(n);
-    let mut tag = Vec::with_capacity(n);
-    let mut text = Joined::with_capacity(n);
-    for c in &page.chars {
-        let b = c.bbox;
-        f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, c.size]);
-        f.extend_from_slice(&c.matrix.0);
-        f.push(match c.origin {
-            Origin::Native => f32::NAN,
-            Origin::Ocr { confidence } => confidence,
-        });
-        flags.push(c.upright as u8);
-        flags.push(direction_code(c.direction));
-        font.push(fonts.get(&c.font));
-        // Colours are interned by their bits so equal floats share an entry.
-        color.push(if c.color.is_empty() { NONE } else { colors.get(&c.color.iter().map(|v| v.to_bits()).collect()) });
-        tag.push(c.tag.as_ref().map_or(NONE, |t| tags.get(t)));
-        text.push(&c.text);
+    /// The wire object pkg/decode.js reads.
+    pub fn to_js(&self) -> JsValue {
+        let page = &self.page;
+        let obj = Object::new();
+        set(&obj, "number", page.number as u32);
+        set(&obj, "width", page.width);
+        set(&obj, "height", page.height);
+        set(&obj, "rotation", page.rotation);
+        set(&obj, "text", page.text.as_str());
+        set(&obj, "segments", to_js(&page.segments));
+        set(&obj, "rects", to_js(&page.rects));
+        set(&obj, "images", to_js(&page.images));
+        set(&obj, "trust", to_js(&page.trust));
+        if !page.warnings.is_empty() {
+            set(&obj, "warnings", to_js(&page.warnings));
+        }
+        let c = &self.chars;
+        let chars = Object::new();
+        set(&chars, "n", c.n);
+        set(&chars, "f", Float32Array::from(&c.f[..]));
+        set(&chars, "flags", Uint8Array::from(&c.flags[..]));
+        set(&chars, "font", Uint16Array::from(&c.font[..]));
+        set(&chars, "color", Uint16Array::from(&c.color[..]));
+        set(&chars, "tag", Uint16Array::from(&c.tag[..]));
+        set(&chars, "text", c.text.text.as_str());
+        set(&chars, "ends", Uint32Array::from(&c.text.ends[..]));
+        set(&obj, "chars", chars);
+        let w = &self.words;
+        let words = Object::new();
+        set(&words, "n", w.n);
+        set(&words, "f", Float32Array::from(&w.f[..]));
+        set(&words, "flags", Uint8Array::from(&w.flags[..]));
+        set(&words, "font", Uint16Array::from(&w.font[..]));
+        set(&words, "text", w.text.text.as_str());
+        set(&words, "ends", Uint32Array::from(&w.text.ends[..]));
+        set(&obj, "words", words);
+        let l = &self.lines;
+        let lines = Object::new();
+        set(&lines, "n", l.n);
+        set(&lines, "f", Float32Array::from(&l.f[..]));
+        set(&lines, "dir", Uint8Array::from(&l.flags[..]));
+        set(&lines, "words", Uint32Array::from(&l.words[..]));
+        set(&lines, "text", l.text.text.as_str());
+        set(&lines, "ends", Uint32Array::from(&l.text.ends[..]));
+        set(&obj, "lines", lines);
+        set(&obj, "fonts", strings(self.fonts.iter().map(|s| s.to_string())));
+        let color_table: Array = self
+            .colors
+            .iter()
+            .map(|bits| -> JsValue { bits.iter().map(|b| JsValue::from(f32::from_bits(*b))).collect::<Array>().into() })
+            .collect();
+        set(&obj, "colors", color_table);
+        set(&obj, "tags", strings(self.tags.iter().map(|s| s.to_string())));
+        obj.into()
     }
-    let chars = Object::new();
-    set(&chars, "n", n as u32);
-    set(&chars, "f", Float32Array::from(&f[..]));
-    set(&chars, "flags", Uint8Array::from(&flags[..]));
-    set(&chars, "font", Uint16Array::from(&font[..]));
-    set(&chars, "color", Uint16Array::from(&color[..]));
-    set(&chars, "tag", Uint16Array::from(&tag[..]));
-    set(&chars, "text", text.text.as_str());
-    set(&chars, "ends", Uint32Array::from(&text.ends[..]));
-    set(&obj, "chars", chars);
-
-    let n = page.words.len();
-    let mut f = Vec::with_capacity(n * WORD_FLOATS);
-    let mut flags = Vec::with_capacity(n * 2);
-    let mut font = Vec::with_capacity(n);
-    let mut text = Joined::with_capacity(n);
-    for w in &page.words {
-        let b = w.bbox;
-        f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, w.size]);
-        flags.push(w.upright as u8);
-        flags.push(direction_code(w.direction));
-        font.push(fonts.get(&w.font));
-        text.push(&w.text);
-    }
-    let words = Object::new();
-    set(&words, "n", n as u32);
-    set(&words, "f", Float32Array::from(&f[..]));
-    set(&words, "flags", Uint8Array::from(&flags[..]));
-    set(&words, "font", Uint16Array::from(&font[..]));
-    set(&words, "text", text.text.as_str());
-    set(&words, "ends", Uint32Array::from(&text.ends[..]));
-    set(&obj, "words", words);
-
-    let n = page.lines.len();
-    let mut f = Vec::with_capacity(n * 4);
-    let mut dir = Vec::with_capacity(n);
-    let mut range = Vec::with_capacity(n * 2);
-    let mut text = Joined::with_capacity(n);
-    for l in &page.lines {
-        let b = l.bbox;
-        f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom]);
-        dir.push(direction_code(l.direction));
-        range.extend_from_slice(&[l.words.start as u32, l.words.end as u32]);
-        text.push(&l.text);
-    }
-    let lines = Object::new();
-    set(&lines, "n", n as u32);
-    set(&lines, "f", Float32Array::from(&f[..]));
-    set(&lines, "dir", Uint8Array::from(&dir[..]));
-    set(&lines, "words", Uint32Array::from(&range[..]));
-    set(&lines, "text", text.text.as_str());
-    set(&lines, "ends", Uint32Array::from(&text.ends[..]));
-    set(&obj, "lines", lines);
-
-    set(&obj, "fonts", strings(fonts.order.iter().map(|s| s.to_string())));
-    let color_table: Array = colors
-        .order
-        .iter()
-        .map(|bits| -> JsValue { bits.iter().map(|b| JsValue::from(f32::from_bits(*b))).collect::<Array>().into() })
-        .collect();
-    set(&obj, "colors", color_table);
-    set(&obj, "tags", strings(tags.order.iter().map(|s| s.to_string())));
-    obj.into()
 }
