@@ -5,7 +5,7 @@
 import { transferables } from './decode.js';
 
 /** Pages each pool thread takes per batch in the threaded build. */
-const PAGES_PER_THREAD = 4;
+const PAGES_PER_THREAD = 8;
 
 let wasm = null;
 let poolSize = 1;
