@@ -21,11 +21,18 @@ const yieldNow = () => new Promise((resolve) => {
 async function init(threads) {
   const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
   if (isolated && threads > 1) {
-    wasm = await import('./wasm/threaded/docsift_wasm.js');
-    await wasm.default();
-    await wasm.initThreadPool(threads);
-    poolSize = threads;
-  } else {
+    try {
+      const threaded = await import('./wasm/threaded/docsift_wasm.js');
+      await threaded.default();
+      await threaded.initThreadPool(threads);
+      wasm = threaded;
+      poolSize = threads;
+    } catch (e) {
+      // No threaded build shipped, or its pool failed to start: the single build still works.
+      console.warn('docsift: threaded build unavailable, using the single-threaded one:', e);
+    }
+  }
+  if (!wasm) {
     wasm = await import('./wasm/single/docsift_wasm.js');
     await wasm.default();
     poolSize = 1;
