@@ -73,7 +73,7 @@ function words(w, fonts) {
 }
 
 function lines(w) {
-  const { n, f, dir } = w;
+  const { n, f, flags: dir } = w;
   const texts = slices(w.text, w.ends, n);
   const out = new Array(n);
   for (let i = 0; i < n; i++) {

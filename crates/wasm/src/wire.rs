@@ -98,6 +98,27 @@ impl Default for Joined {
     }
 }
 
+impl Columns {
+    /// The columns as a JS object; index columns a collection does not use are left out.
+    fn to_js(&self) -> Object {
+        let obj = Object::new();
+        set(&obj, "n", self.n);
+        set(&obj, "f", Float32Array::from(&self.f[..]));
+        set(&obj, "flags", Uint8Array::from(&self.flags[..]));
+        set(&obj, "text", self.text.text.as_str());
+        set(&obj, "ends", Uint32Array::from(&self.text.ends[..]));
+        for (key, col) in [("font", &self.font), ("color", &self.color), ("tag", &self.tag)] {
+            if !col.is_empty() {
+                set(&obj, key, Uint16Array::from(&col[..]));
+            }
+        }
+        if !self.words.is_empty() {
+            set(&obj, "words", Uint32Array::from(&self.words[..]));
+        }
+        obj
+    }
+}
+
 /// A page in wire form, built from plain Rust data (so on the pool thread that extracted
 /// it); only `to_js` touches JS and runs on the worker's own thread.
 pub struct WirePage {
@@ -181,35 +202,9 @@ impl WirePage {
         if !page.warnings.is_empty() {
             set(&obj, "warnings", to_js(&page.warnings));
         }
-        let c = &self.chars;
-        let chars = Object::new();
-        set(&chars, "n", c.n);
-        set(&chars, "f", Float32Array::from(&c.f[..]));
-        set(&chars, "flags", Uint8Array::from(&c.flags[..]));
-        set(&chars, "font", Uint16Array::from(&c.font[..]));
-        set(&chars, "color", Uint16Array::from(&c.color[..]));
-        set(&chars, "tag", Uint16Array::from(&c.tag[..]));
-        set(&chars, "text", c.text.text.as_str());
-        set(&chars, "ends", Uint32Array::from(&c.text.ends[..]));
-        set(&obj, "chars", chars);
-        let w = &self.words;
-        let words = Object::new();
-        set(&words, "n", w.n);
-        set(&words, "f", Float32Array::from(&w.f[..]));
-        set(&words, "flags", Uint8Array::from(&w.flags[..]));
-        set(&words, "font", Uint16Array::from(&w.font[..]));
-        set(&words, "text", w.text.text.as_str());
-        set(&words, "ends", Uint32Array::from(&w.text.ends[..]));
-        set(&obj, "words", words);
-        let l = &self.lines;
-        let lines = Object::new();
-        set(&lines, "n", l.n);
-        set(&lines, "f", Float32Array::from(&l.f[..]));
-        set(&lines, "dir", Uint8Array::from(&l.flags[..]));
-        set(&lines, "words", Uint32Array::from(&l.words[..]));
-        set(&lines, "text", l.text.text.as_str());
-        set(&lines, "ends", Uint32Array::from(&l.text.ends[..]));
-        set(&obj, "lines", lines);
+        set(&obj, "chars", self.chars.to_js());
+        set(&obj, "words", self.words.to_js());
+        set(&obj, "lines", self.lines.to_js());
         set(&obj, "fonts", strings(self.fonts.iter().map(|s| s.to_string())));
         let color_table: Array = self
             .colors
