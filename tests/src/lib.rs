@@ -245,3 +245,31 @@ pub mod neardup {
         Planted { docs, truth }
     }
 }
+
+/// Token-level F1 of two texts (multiset overlap after docsift-dedup's normalisation:
+/// case folded, punctuation dropped, CJK characters one token each).
+pub fn token_f1(got: &str, want: &str) -> f64 {
+    use std::collections::HashMap;
+    let (g, w) = (docsift::dedup::normalize(got), docsift::dedup::normalize(want));
+    let (g, w) = (docsift::dedup::tokens(&g), docsift::dedup::tokens(&w));
+    if g.is_empty() && w.is_empty() {
+        return 1.0;
+    }
+    let mut counts: HashMap<&str, i64> = HashMap::new();
+    for t in &w {
+        *counts.entry(t).or_default() += 1;
+    }
+    let mut overlap = 0;
+    for t in &g {
+        if let Some(c) = counts.get_mut(t).filter(|c| **c > 0) {
+            *c -= 1;
+            overlap += 1;
+        }
+    }
+    if overlap == 0 {
+        return 0.0;
+    }
+    let p = overlap as f64 / g.len() as f64;
+    let r = overlap as f64 / w.len() as f64;
+    2.0 * p * r / (p + r)
+}

@@ -37,6 +37,18 @@ enum DedupFormat {
     Json,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum HtmlFormat {
+    /// The article as a reader sees it.
+    Text,
+    /// The cleaned article HTML.
+    Html,
+    Markdown,
+    /// Metadata (title, byline, excerpt, siteName, lang, dir, publishedTime, readerable,
+    /// encoding) at the top level with content, text and markdown; one object per line.
+    Json,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Extract from one or more files.
@@ -66,6 +78,17 @@ enum Command {
         num_perm: usize,
         #[arg(long, value_enum, default_value = "text")]
         format: DedupFormat,
+    },
+    /// The main content of web pages (and text files): directories are walked for
+    /// .html/.htm/.xhtml/.txt files.
+    Html {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: HtmlFormat,
+        /// The page's address, to make relative links absolute.
+        #[arg(long)]
+        url: Option<String>,
     },
     /// Measure extraction speed (text with word boxes): pages per second.
     Bench {
@@ -229,6 +252,65 @@ fn walk(path: &PathBuf, out: &mut Vec<PathBuf>) -> io::Result<()> {
     Ok(())
 }
 
+/// Files of a directory that `docsift html` reads.
+const HTML_EXTENSIONS: &[&str] = &["html", "htm", "xhtml", "txt"];
+
+fn html(paths: &[PathBuf], format: HtmlFormat, url: Option<String>) -> Result<(), String> {
+    use rayon::prelude::*;
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found).map_err(|e| format!("{}: {e}", p.display()))?;
+            files.extend(found.into_iter().filter(|f| {
+                f.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| HTML_EXTENSIONS.contains(&&*e.to_ascii_lowercase()))
+            }));
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let many = files.len() > 1 || paths.iter().any(|p| p.is_dir());
+    let opts = docsift::HtmlOptions { url, ..Default::default() };
+    let docs: Vec<Result<docsift::HtmlDocument, Error>> =
+        files.par_iter().map(|f| read(f).and_then(|b| docsift::extract_html(&b, &opts))).collect();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut failed = 0;
+    for (f, doc) in files.iter().zip(docs) {
+        let doc = match doc {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("docsift: {}: {e}", f.display());
+                failed += 1;
+                continue;
+            }
+        };
+        let written = match format {
+            HtmlFormat::Json => {
+                let mut v = serde_json::to_value(&doc).map_err(|e| e.to_string())?;
+                if many && let Some(o) = v.as_object_mut() {
+                    o.insert("path".into(), f.display().to_string().into());
+                }
+                writeln!(out, "{v}")
+            }
+            _ => {
+                let body = match format {
+                    HtmlFormat::Html => &doc.content,
+                    HtmlFormat::Markdown => &doc.markdown,
+                    _ => &doc.text,
+                };
+                let head = if many { format!("==> {} <==\n", f.display()) } else { String::new() };
+                writeln!(out, "{head}{}", body.trim_end())
+            }
+        };
+        written.map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    if failed > 0 { Err(format!("{failed} of {} files failed", files.len())) } else { Ok(()) }
+}
+
 fn parse_shingles(spec: &str) -> Result<docsift::dedup::Shingles, String> {
     let (kind, n) = spec.split_once(':').unwrap_or((spec, "1"));
     let n: usize = n.parse().map_err(|_| format!("invalid shingle size in {spec:?}"))?;
@@ -295,6 +377,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Extract { files, pages, password, format } => extract(&files, pages.as_deref(), password, format),
         Command::Bench { files, threads, repeat } => bench(&files, threads, repeat),
+        Command::Html { paths, format, url } => html(&paths, format, url),
         Command::Dedup { paths, threshold, shingles, num_perm, format } => {
             parse_shingles(&shingles).and_then(|shingles| {
                 let config = docsift::dedup::Config { threshold, num_perm, shingles, ..Default::default() };

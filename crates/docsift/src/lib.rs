@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use docsift_dedup as dedup;
+pub use docsift_html::{HtmlDocument, Options as HtmlOptions};
 pub use docsift_layout::{SplitAttr, TextOptions};
 pub use docsift_model::{self as model, Document, Error, ErrorKind, Meta, Page, Warning};
 pub use docsift_pdf::Limits;
@@ -95,15 +96,25 @@ pub fn text_of(bytes: &[u8], opts: &Options) -> Result<String, Error> {
         let doc = extract(bytes, opts, &|_| {}, &never)?;
         return Ok(doc.pages.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n\x0c"));
     }
-    if docsift_html::looks_like_html(bytes) {
-        return Ok(docsift_html::text_of(&docsift_html::parse(bytes).dom));
+    // A web page's article, without its navigation and boilerplate.
+    Ok(extract_html(bytes, &HtmlOptions::default())?.text)
+}
+
+/// Reads a web page (its main content, by the Readability algorithm, with metadata) or a
+/// plain-text file, in whatever encoding it comes.
+pub fn extract_html(bytes: &[u8], opts: &HtmlOptions) -> Result<HtmlDocument, Error> {
+    if sniff(bytes).is_some() {
+        return Err(Error::new(ErrorKind::Unsupported, "this is a PDF: extract it as a document"));
     }
-    let decoded = docsift_html::decode(bytes, false);
-    // Text files do not hold NULs; UTF-16/32 were decoded above by their BOMs.
-    if decoded.text.contains('\0') {
+    if docsift_html::looks_like_html(bytes) {
+        return Ok(docsift_html::read_html(bytes, opts));
+    }
+    let doc = docsift_html::read_text(bytes);
+    // Text files do not hold NULs; UTF-16/32 were decoded by their BOMs or NUL patterns.
+    if doc.text.contains('\0') {
         return Err(Error::new(ErrorKind::Unsupported, "binary input that is not a PDF, HTML or text"));
     }
-    Ok(decoded.text)
+    Ok(doc)
 }
 
 /// An opened document whose pages are extracted on demand: front-ends that drive the

@@ -2,8 +2,7 @@
 //! (except in `<pre>`), list items are bulleted, table cells are tab-separated, and
 //! scripts, styles and other invisible elements are dropped.
 
-use ego_tree::NodeRef;
-use scraper::{Html, Node};
+use crate::dom::{DOCUMENT, Data, Dom, NodeId};
 
 /// Elements whose content is never shown.
 const HIDDEN: &[&str] = &[
@@ -101,14 +100,14 @@ impl Writer {
     }
 }
 
-fn walk(node: NodeRef<Node>, w: &mut Writer, pre: bool, depth: usize) {
-    /// Deeper nesting is rendered flat: bounded recursion for hostile documents.
-    const MAX_DEPTH: usize = 512;
-    match node.value() {
-        Node::Text(t) => w.text(t, pre),
-        Node::Element(e) => {
-            let name = e.name();
-            if HIDDEN.contains(&name) || e.attr("hidden").is_some() || e.attr("aria-hidden") == Some("true") {
+fn walk(dom: &Dom, node: NodeId, w: &mut Writer, pre: bool, depth: usize) {
+    /// Deeper nesting is rendered flat: bounded recursion whatever built the tree.
+    const MAX_DEPTH: usize = 1024;
+    match dom.data(node) {
+        Data::Text(t) => w.text(t, pre),
+        Data::Element(e) => {
+            let name = &*e.name.local;
+            if HIDDEN.contains(&name) || dom.has_attr(node, "hidden") || dom.attr(node, "aria-hidden") == Some("true") {
                 return;
             }
             match name {
@@ -123,7 +122,7 @@ fn walk(node: NodeRef<Node>, w: &mut Writer, pre: bool, depth: usize) {
                     }
                 }
                 "img" => {
-                    if let Some(alt) = e.attr("alt").filter(|a| !a.trim().is_empty()) {
+                    if let Some(alt) = dom.attr(node, "alt").filter(|a| !a.trim().is_empty()) {
                         w.text(alt, false);
                     }
                     return;
@@ -139,13 +138,12 @@ fn walk(node: NodeRef<Node>, w: &mut Writer, pre: bool, depth: usize) {
             }
             let pre = pre || name == "pre" || name == "textarea";
             if depth < MAX_DEPTH {
-                for child in node.children() {
-                    walk(child, w, pre, depth + 1);
+                for child in dom.children(node) {
+                    walk(dom, child, w, pre, depth + 1);
                 }
             } else {
-                // Too deep to recurse: the text below, flat (ego_tree iterates without a stack).
-                for d in node.descendants() {
-                    if let Node::Text(t) = d.value() {
+                for d in dom.descendants(node) {
+                    if let Data::Text(t) = dom.data(d) {
                         w.text(t, pre);
                     }
                 }
@@ -154,24 +152,24 @@ fn walk(node: NodeRef<Node>, w: &mut Writer, pre: bool, depth: usize) {
                 w.newline(PARAGRAPH.contains(&name));
             }
         }
-        Node::Document | Node::Fragment => {
-            for child in node.children() {
-                walk(child, w, pre, depth + 1);
+        Data::Document => {
+            for child in dom.children(node) {
+                walk(dom, child, w, pre, depth + 1);
             }
         }
         _ => {}
     }
 }
 
-/// The reader's text of a parsed document (or of any element subtree).
-pub fn text_of_node(node: NodeRef<Node>) -> String {
+/// The reader's text of a node's subtree (the whole document for [`DOCUMENT`]).
+pub fn text_of_node(dom: &Dom, node: NodeId) -> String {
     let mut w = Writer { out: String::new(), space: false };
-    walk(node, &mut w, false, 0);
+    walk(dom, node, &mut w, false, 0);
     w.out.trim().to_string()
 }
 
-pub fn text_of(doc: &Html) -> String {
-    text_of_node(doc.tree.root())
+pub fn text_of(dom: &Dom) -> String {
+    text_of_node(dom, DOCUMENT)
 }
 
 #[cfg(test)]
@@ -179,7 +177,7 @@ mod tests {
     use super::*;
 
     fn t(html: &str) -> String {
-        text_of(&Html::parse_document(html))
+        text_of(&Dom::parse(html))
     }
 
     #[test]
