@@ -43,7 +43,27 @@ export interface DedupOptions {
 }
 export type DedupInput = { id: string; text: string } | { id: string; input: File | Blob | ArrayBuffer | Uint8Array; password?: string };
 
+/** A web page's main content (or a text file's text) with its metadata. */
+export interface HtmlDocument {
+  schema: 'docsift-html/1';
+  title: string | null; byline: string | null; excerpt: string | null; siteName: string | null;
+  publishedTime: string | null; lang: string | null; dir: string | null;
+  /** Readability's isProbablyReaderable verdict for the page. */
+  readerable: boolean;
+  /** WHATWG label of the encoding the bytes were decoded from, and how it was decided. */
+  encoding: string;
+  encodingSource: 'bom' | 'declared' | 'detected' | 'utf32_bom' | 'nul_pattern';
+  /** Whether a main article was found (false: the whole page is given). */
+  article: boolean;
+  length: number;
+  /** Cleaned article HTML. */
+  content: string;
+  text: string;
+  markdown: string;
+}
+
 export interface Docsift {
+  extractHtml(input: File | Blob | ArrayBuffer | Uint8Array, options?: { url?: string; signal?: AbortSignal }): Promise<HtmlDocument>;
   dedup(docs: DedupInput[], options?: DedupOptions): Promise<{ groups: DedupGroup[]; size: number; index: Uint8Array }>;
   readonly info: { threaded: boolean; threads: number; isolated: boolean };
   extract(input: File | Blob | ArrayBuffer | Uint8Array, options?: ExtractOptions): Promise<DocsiftDocument>;

@@ -64,6 +64,25 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       });
     },
     /**
+     * The main content of a web page (HTML) or text file, in any encoding: resolves to the
+     * docsift-html/1 object `{ title, byline, excerpt, siteName, lang, dir, publishedTime,
+     * readerable, encoding, encodingSource, article, length, content, text, markdown }`.
+     * `url` is the page's address, for making relative links absolute.
+     */
+    async extractHtml(input, { url, signal } = {}) {
+      if (signal?.aborted) throw new DOMException('extraction aborted', 'AbortError');
+      const bytes = await toArrayBuffer(input);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        signal?.addEventListener('abort', () => {
+          pending.delete(id);
+          reject(new DOMException('extraction aborted', 'AbortError'));
+        }, { once: true });
+        worker.postMessage({ type: 'extractHtml', id, bytes, options: { url } }, [bytes]);
+      });
+    },
+    /**
      * Groups near-duplicate documents. `docs`: `[{ id, text }]` or `[{ id, input, password? }]`
      * (input: File, Blob, ArrayBuffer, Uint8Array). `index`: bytes a previous call returned,
      * to check against everything seen before. Resolves to `{ groups, size, index }`, where

@@ -112,6 +112,8 @@ self.onmessage = async (event) => {
     } else if (msg.type === 'dedup') {
       const result = await dedup(msg.id, msg.docs, msg.options || {});
       self.postMessage({ type: 'result', id: msg.id, doc: result }, [result.index.buffer]);
+    } else if (msg.type === 'extractHtml') {
+      self.postMessage({ type: 'result', id: msg.id, doc: wasm.extractHtml(new Uint8Array(msg.bytes), msg.options?.url ?? undefined) });
     } else if (msg.type === 'extract') {
       const doc = await extract(msg.id, msg.bytes, msg.options || {});
       // Typed arrays move to the main thread without a copy.

@@ -114,6 +114,43 @@ function render(card, doc) {
   actions.querySelector('.text').onclick = () => download(`${base}.txt`, 'text/plain', docText(doc));
 }
 
+/** Web pages and text files go to the Readability path; everything else is a document. */
+const isWebText = (file) => /\.(html?|xhtml|txt)$/i.test(file.name) || /^text\/(html|plain)/.test(file.type);
+
+// The article is shown in a sandboxed frame whose policy forbids every load: its images
+// and styles point at other sites, and this page must not contact them.
+const FRAME_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
+const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+function renderArticle(card, doc) {
+  const pages = card.querySelector('.pages');
+  const box = Object.assign(document.createElement('div'), { className: 'article' });
+  const title = Object.assign(document.createElement('h3'), { textContent: doc.title || '(untitled)' });
+  const facts = [doc.byline, doc.siteName, doc.publishedTime, doc.lang && `lang ${doc.lang}`, `encoding ${doc.encoding} (${doc.encodingSource})`,
+    doc.article ? (doc.readerable ? 'readerable' : 'article found, low reader score') : 'no article: whole page'].filter(Boolean);
+  const meta = Object.assign(document.createElement('p'), { className: 'meta muted', textContent: facts.join(' · ') });
+  const frame = document.createElement('iframe');
+  frame.setAttribute('sandbox', '');
+  frame.setAttribute('referrerpolicy', 'no-referrer');
+  frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${FRAME_POLICY}">`
+    + `<style>body{font:16px/1.5 system-ui,sans-serif;margin:1rem;max-width:42rem}img{display:none}</style>`
+    + `<h1>${escapeHtml(doc.title || '')}</h1>${doc.content}`;
+  const text = Object.assign(document.createElement('pre'), { textContent: doc.text });
+  const views = Object.assign(document.createElement('div'), { className: 'views' });
+  views.append(frame, text);
+  box.append(title, meta, views);
+  pages.replaceChildren(box);
+  const actions = card.querySelector('.actions');
+  actions.hidden = false;
+  const base = card.querySelector('.name').textContent.replace(/\.[^.]+$/, '');
+  actions.querySelector('.copy').onclick = () => navigator.clipboard?.writeText(doc.text);
+  actions.querySelector('.json').onclick = () => download(`${base}.json`, 'application/json', JSON.stringify(doc));
+  actions.querySelector('.text').onclick = () => download(`${base}.txt`, 'text/plain', doc.text);
+  const md = actions.querySelector('.md');
+  md.hidden = false;
+  md.onclick = () => download(`${base}.md`, 'text/markdown', doc.markdown);
+}
+
 async function process(file, password) {
   let card = results.querySelector(`[data-file="${CSS.escape(file.name)}"]`);
   if (!card) {
@@ -129,6 +166,17 @@ async function process(file, password) {
   card.dataset.state = 'working';
   const started = performance.now();
   try {
+    if (isWebText(file)) {
+      const doc = await ds.extractHtml(file);
+      bar.max = 1;
+      bar.value = 1;
+      status.textContent = `${doc.length} characters in ${Math.round(performance.now() - started)} ms`;
+      renderArticle(card, doc);
+      extracted.set(file.name, doc.text);
+      card.dataset.state = 'done';
+      refreshDuplicates().catch((e) => { document.getElementById('dup-status').textContent = `${e.name}: ${e.message}`; });
+      return;
+    }
     const doc = await ds.extract(file, {
       password,
       onProgress: ({ done, total }) => { bar.max = total; bar.value = done; },

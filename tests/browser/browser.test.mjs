@@ -164,6 +164,30 @@ describe('npm package', () => {
   });
 });
 
+describe('web pages and text files', () => {
+  test('ds.extractHtml gives the same JSON as `docsift html --format json`', async () => {
+    const page = await harness(isolated);
+    const url = 'http://fakehost/test/page.html';
+    const files = ['001', 'wikipedia', 'rtl-1', 'qq', 'nytimes-2', 'lazy-image-1']
+      .map((id) => `readability/test/test-pages/${id}/source.html`)
+      .concat(['chardet/tests/KOI8-R/_chromium_KOI8-R_with_no_encoding_specified.html']);
+    const m = JSON.parse(readFileSync(join(CORPUS, 'manifests', 'chardet.json'), 'utf8'));
+    files.push('chardet/' + m.files.find((f) => f.encoding === 'shift_jis').file);
+    for (const path of files) {
+      const native = JSON.parse(execFileSync(CLI, ['html', '--format', 'json', '--url', url, join(CORPUS, path)], { maxBuffer: 1 << 30 }).toString());
+      const inBrowser = await page.evaluate(async ({ path, url }) => {
+        const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
+        return window.ds.extractHtml(new Uint8Array(bytes), { url });
+      }, { path, url });
+      assertSame(inBrowser, native, path);
+      assert.ok(inBrowser.text.length > 0, path);
+    }
+    const r = await page.evaluate(() => window.ds.extractHtml(new TextEncoder().encode('<p>x</p>\u0000'.repeat(3))).catch((e) => ({ name: e.name })));
+    assert.ok(r.schema === 'docsift-html/1' || r.name, 'a result or a typed error');
+    await page.close();
+  });
+});
+
 describe('near-duplicates', () => {
   test('ds.dedup groups copies, reads PDFs, and its index carries over', async () => {
     const page = await harness(isolated);
@@ -234,6 +258,14 @@ describe('the page', () => {
     await page.setInputFiles('#files', [{ name: 'copy-3.pdf', mimeType: 'application/pdf', buffer: pdfBytes }]);
     await page.waitForFunction(() => document.querySelector('#dup-groups')?.textContent.includes('copy-3.pdf'));
     assert.match(await page.textContent('#dup-groups'), /copy-1\.pdf[^]*copy-3\.pdf/);
+    // A web page: its article in a frame that may load nothing, its text, and Markdown.
+    await page.setInputFiles('#files', join(CORPUS, 'readability/test/test-pages/keep-images/source.html'));
+    const web = '[data-file="source.html"]';
+    await page.waitForSelector(`${web}[data-state="done"]`);
+    assert.ok((await page.textContent(`${web} .article h3`)).length > 5);
+    assert.ok((await page.textContent(`${web} .article pre`)).length > 500);
+    const [mdDownload] = await Promise.all([page.waitForEvent('download'), page.click(`${web} button.md`)]);
+    assert.match(readFileSync(await mdDownload.path(), 'utf8'), /\S{20}/);
     // Privacy: only same-origin GETs of the page's own files.
     const origin = new URL(isolated.url).origin;
     const foreign = requests.filter((r) => new URL(r.url).origin !== origin && !r.url.startsWith('blob:'));

@@ -115,6 +115,14 @@ pub fn text_of(bytes: &[u8], password: Option<String>) -> Result<String, JsValue
     docsift::text_of(bytes, &Options { password, ..Options::default() }).map_err(to_js_error)
 }
 
+/// The main content of a web page or text file (Readability), with its metadata and
+/// encoding: the `docsift-html/1` object, as the CLI's `docsift html --format json`.
+#[wasm_bindgen(js_name = extractHtml)]
+pub fn extract_html(bytes: &[u8], url: Option<String>) -> Result<JsValue, JsValue> {
+    let doc = docsift::extract_html(bytes, &docsift::HtmlOptions { url, ..Default::default() }).map_err(to_js_error)?;
+    Ok(to_js(&doc))
+}
+
 /// A near-duplicate index; `toBytes` / `fromBytes` let the page keep it (IndexedDB).
 #[wasm_bindgen]
 pub struct DedupIndex {
