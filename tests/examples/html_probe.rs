@@ -1,12 +1,23 @@
+//! Where `docsift html` spends its time: decoding and parsing alone vs the whole
+//! extraction, best of 10 passes over the given files.
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let unit = &args[1];
-    let mb: usize = args[2].parse().unwrap();
-    let s = unit.repeat((mb << 20) / unit.len()) + "<p>the end of a very deep nest, with some words to read.</p>";
-    let t = std::time::Instant::now();
-    let page = docsift_html::parse(s.as_bytes());
-    eprintln!("parse {:?} nodes {}", t.elapsed(), page.dom.len());
-    let t = std::time::Instant::now();
-    let d = docsift::extract_html(s.as_bytes(), &Default::default()).unwrap();
-    eprintln!("extract {:?} article {} text {:?}", t.elapsed(), d.article, &d.text[..d.text.len().min(80)]);
+    let files: Vec<Vec<u8>> = std::env::args().skip(1).map(|f| std::fs::read(f).unwrap()).collect();
+    let best = |f: &dyn Fn(&[u8])| {
+        (0..10)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                files.iter().for_each(|b| f(b));
+                t.elapsed().as_secs_f64() * 1000.0 / files.len() as f64
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let decode = best(&|b| drop(docsift_html::decode(b, true)));
+    let parse = best(&|b| drop(docsift_html::parse(b)));
+    let clone = best(&|b| {
+        let mut d = docsift_html::parse(b).dom;
+        let body = d.body().unwrap();
+        d.deep_clone(body);
+    });
+    let full = best(&|b| drop(docsift_html::read_html(b, &Default::default())));
+    println!("ms/page: decode {decode:.3}, decode+parse {parse:.3}, +clone {clone:.3}, read_html {full:.3}");
 }

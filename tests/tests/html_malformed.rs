@@ -34,7 +34,7 @@ fn assert_linear(unit: &str, small_bytes: usize, tail: &str, check: impl Fn(&doc
     println!(
         "{unit:?}: {} KB {small:?}, {} KB {big:?}, growth {growth:.1}x",
         small_bytes >> 10,
-        10 * small_bytes >> 10
+        (10 * small_bytes) >> 10
     );
     assert!(growth < MAX_GROWTH, "{unit:?}: 10x input took {growth:.1}x the time");
 }

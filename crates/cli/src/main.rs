@@ -90,7 +90,8 @@ enum Command {
         #[arg(long)]
         url: Option<String>,
     },
-    /// Measure extraction speed (text with word boxes): pages per second.
+    /// Measure extraction speed (text with word boxes; a web page's main content counts as
+    /// one page): pages per second.
     Bench {
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -217,12 +218,17 @@ fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String>
     println!("file\tpages\tseconds\tpages/s");
     for path in files {
         let bytes = read(path).map_err(|e| e.to_string())?;
+        // A web page or text file counts as one page (its main content).
+        let run = || match docsift::sniff(&bytes) {
+            Some(_) => docsift::extract(&bytes, &Options::default(), &|_| {}, &never).map(|d| d.pages.len()),
+            None => docsift::extract_html(&bytes, &docsift::HtmlOptions::default()).map(|_| 1),
+        };
         let mut best = f64::INFINITY;
         let mut pages = 0;
         for _ in 0..repeat.max(1) {
             let start = Instant::now();
-            match pool.install(|| docsift::extract(&bytes, &Options::default(), &|_| {}, &never)) {
-                Ok(doc) => pages = doc.pages.len(),
+            match pool.install(run) {
+                Ok(n) => pages = n,
                 // Unreadable files count as no pages, as the peers skip them too.
                 Err(e) => eprintln!("docsift: {}: {e}", path.display()),
             }

@@ -329,6 +329,19 @@ pub fn decode(bytes: &[u8], html: bool) -> Decoded {
     if let Some((label, text)) = nul_pattern(bytes) {
         return Decoded { text, encoding: label.into(), decided: Decided::NulPattern };
     }
+    // Valid UTF-8 with non-ASCII bytes is UTF-8 (the detector would say so too, after
+    // scanning everything); pure ASCII reads the same in the detector's Latin default,
+    // unless escape bytes make it ISO-2022-JP.
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && !bytes.contains(&0x1B)
+    {
+        let ascii = text.is_ascii();
+        return Decoded {
+            text: text.to_string(),
+            encoding: if ascii { "windows-1252" } else { "utf-8" }.into(),
+            decided: Decided::Detected,
+        };
+    }
     // We never run the document's scripts, so ISO-2022-JP is safe to detect; UTF-8 too.
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
     det.feed(bytes, true);

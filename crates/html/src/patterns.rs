@@ -200,26 +200,55 @@ fn js_space(c: char) -> bool {
 /// Runs of two or more whitespace characters become one space; single ones stay.
 pub fn normalize_spaces(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut run = String::new();
-    for c in s.chars() {
+    let mut run_start = None;
+    let mut run_len = 0;
+    for (i, c) in s.char_indices() {
         if js_space(c) {
-            run.push(c);
+            run_start.get_or_insert(i);
+            run_len += 1;
             continue;
         }
-        flush_run(&mut out, &mut run);
+        if let Some(start) = run_start.take() {
+            out.push_str(if run_len == 1 { &s[start..i] } else { " " });
+            run_len = 0;
+        }
         out.push(c);
     }
-    flush_run(&mut out, &mut run);
+    if let Some(start) = run_start {
+        out.push_str(if run_len == 1 { &s[start..] } else { " " });
+    }
     out
 }
 
-fn flush_run(out: &mut String, run: &mut String) {
-    match run.chars().count() {
-        0 => {}
-        1 => out.push_str(run),
-        _ => out.push(' '),
+/// Length (UTF-16 units) of text pieces read as one string, trimmed and with whitespace
+/// runs collapsed as [`normalize_spaces`] does, without building that string.
+pub fn normalized_len<'a>(pieces: impl Iterator<Item = &'a str>) -> usize {
+    let mut len = 0;
+    let mut seen_text = false;
+    let mut pending_space = false;
+    for piece in pieces {
+        let bytes = piece.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            let (space, units) = if b < 0x80 {
+                // ASCII whitespace as JavaScript's \s sees it (with \v).
+                (matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C), 1)
+            } else if b >= 0xC0 {
+                let c = piece[i..].chars().next().unwrap_or(' ');
+                (js_space(c), c.len_utf16())
+            } else {
+                continue; // a continuation byte, counted with its leading byte
+            };
+            if space {
+                pending_space = seen_text;
+            } else {
+                // Every whitespace character is one UTF-16 unit, so a run counts one.
+                len += usize::from(pending_space) + units;
+                pending_space = false;
+                seen_text = true;
+            }
+        }
     }
-    run.clear();
+    len
 }
 
 pub fn image_extension(v: &str) -> bool {
@@ -276,6 +305,7 @@ mod tests {
         assert!(loading_words("Loading...") && loading_words("Загрузка…"));
         assert_eq!(comma_count("a, b，c"), 2);
         assert_eq!(normalize_spaces("a  b\nc \t d"), "a b\nc d");
+        assert_eq!(normalized_len([" a  b", "\nc \t", " d  "].into_iter()), "a b\nc d".len());
         assert_eq!(word_tokens("Hi, there_x!").collect::<Vec<_>>(), ["Hi", "there_x"]);
     }
 

@@ -9,7 +9,7 @@
 
 use crate::dom::{DOCUMENT, Dom, NodeId};
 use crate::meta::{self, Metadata};
-use crate::patterns::{self, js_len, normalize_spaces};
+use crate::patterns::{self, js_len, normalize_spaces, normalized_len};
 
 const FLAG_STRIP_UNLIKELYS: u8 = 1;
 const FLAG_WEIGHT_CLASSES: u8 = 2;
@@ -438,7 +438,7 @@ impl Reader<'_> {
                 self.dom.move_children(article, div);
                 self.dom.append(article, div);
             }
-            let text_len = js_len(&inner_text(&self.dom, article, true));
+            let text_len = inner_len(&self.dom, article);
             let mut result = None;
             if text_len < self.opts.char_threshold {
                 // Restore the page and try again with one rule relaxed.
@@ -637,7 +637,7 @@ impl Reader<'_> {
         }
         for p in self.dom.elements_by_tag(article, &["p"]).into_iter().rev() {
             let media = self.dom.elements_by_tag(p, &["img", "embed", "object", "iframe"]).len();
-            if media == 0 && inner_text(&self.dom, p, false).is_empty() {
+            if media == 0 && !has_text(&self.dom, p) {
                 self.dom.detach(p);
             }
         }
@@ -695,12 +695,10 @@ impl Reader<'_> {
 
     fn should_clean(&self, n: NodeId, tag: &str) -> bool {
         let dom = &self.dom;
-        let text = inner_text(dom, n, true);
-        let text_len = js_len(&text);
+        let text_len = inner_len(dom, n);
         let mut is_list = tag == "ul" || tag == "ol";
         if !is_list {
-            let list_len: usize =
-                dom.elements_by_tag(n, &["ul", "ol"]).iter().map(|&l| js_len(&inner_text(dom, l, true))).sum();
+            let list_len: usize = dom.elements_by_tag(n, &["ul", "ol"]).iter().map(|&l| inner_len(dom, l)).sum();
             is_list = text_len > 0 && list_len as f64 / text_len as f64 > 0.9;
         }
         if tag == "table" && self.is_data_table(n) {
@@ -721,7 +719,8 @@ impl Reader<'_> {
         }
         /// Text with this many commas is prose, whatever else it holds.
         const PROSE_COMMAS: usize = 10;
-        if patterns::comma_count_ascii(&text) >= PROSE_COMMAS {
+        let commas: usize = dom.descendants(n).filter_map(|d| dom.text(d)).map(patterns::comma_count_ascii).sum();
+        if commas >= PROSE_COMMAS {
             return false;
         }
         let p = dom.count_tag(n, "p") as f64;
@@ -739,8 +738,13 @@ impl Reader<'_> {
             }
             embeds += 1;
         }
-        if patterns::ad_words(&text) || patterns::loading_words(&text) {
-            return true;
+        /// Longer than any advertisement or loading label.
+        const MAX_LABEL: usize = 16;
+        if text_len <= MAX_LABEL {
+            let text = inner_text(dom, n, true);
+            if patterns::ad_words(&text) || patterns::loading_words(&text) {
+                return true;
+            }
         }
         let density = link_density(dom, n);
         let textish = ["span", "li", "td", "blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul"];
@@ -801,6 +805,19 @@ fn inner_text(dom: &Dom, n: NodeId, normalize: bool) -> String {
     if normalize { normalize_spaces(t) } else { t.to_string() }
 }
 
+/// `js_len(inner_text(dom, n, true))` without building the text.
+fn inner_len(dom: &Dom, n: NodeId) -> usize {
+    match dom.text(n) {
+        Some(t) => normalized_len(std::iter::once(t)),
+        None => normalized_len(dom.descendants(n).filter_map(|d| dom.text(d))),
+    }
+}
+
+/// Whether any text below is more than whitespace.
+fn has_text(dom: &Dom, n: NodeId) -> bool {
+    dom.descendants(n).filter_map(|d| dom.text(d)).any(|t| !trim(t).is_empty())
+}
+
 fn match_string(dom: &Dom, n: NodeId) -> String {
     format!("{} {}", dom.attr(n, "class").unwrap_or(""), dom.attr(n, "id").unwrap_or(""))
 }
@@ -833,7 +850,7 @@ fn next_significant(dom: &Dom, n: NodeId) -> Option<NodeId> {
 }
 
 fn link_density(dom: &Dom, n: NodeId) -> f64 {
-    let len = js_len(&inner_text(dom, n, true));
+    let len = inner_len(dom, n);
     if len == 0 {
         return 0.0;
     }
@@ -845,7 +862,7 @@ fn link_density(dom: &Dom, n: NodeId) -> f64 {
         .map(|a| {
             let hash = dom.attr(a, "href").is_some_and(|h| h.len() > 1 && h.starts_with('#'));
             let w = if hash { HASH_LINK_WEIGHT } else { 1.0 };
-            js_len(&inner_text(dom, a, true)) as f64 * w
+            inner_len(dom, a) as f64 * w
         })
         .sum();
     links / len as f64
@@ -853,11 +870,11 @@ fn link_density(dom: &Dom, n: NodeId) -> f64 {
 
 /// Share of the node's text inside descendants with these tags.
 fn text_density(dom: &Dom, n: NodeId, tags: &[&str]) -> f64 {
-    let len = js_len(&inner_text(dom, n, true));
+    let len = inner_len(dom, n);
     if len == 0 {
         return 0.0;
     }
-    let inner: usize = dom.elements_by_tag(n, tags).iter().map(|&c| js_len(&inner_text(dom, c, true))).sum();
+    let inner: usize = dom.elements_by_tag(n, tags).iter().map(|&c| inner_len(dom, c)).sum();
     inner as f64 / len as f64
 }
 
@@ -889,7 +906,7 @@ fn is_node_visible(dom: &Dom, n: NodeId) -> bool {
 }
 
 fn is_element_without_content(dom: &Dom, n: NodeId) -> bool {
-    if !trim(&dom.text_content(n)).is_empty() {
+    if has_text(dom, n) {
         return false;
     }
     let children = dom.element_children(n).count();
@@ -1052,7 +1069,7 @@ fn is_single_image(dom: &Dom, n: NodeId) -> bool {
         }
         let mut kids = dom.element_children(x);
         match (kids.next(), kids.next()) {
-            (Some(only), None) if trim(&dom.text_content(x)).is_empty() => x = only,
+            (Some(only), None) if !has_text(dom, x) => x = only,
             _ => return false,
         }
     }
