@@ -44,9 +44,10 @@ const nativeMs = (total * 1000) / files.length;
 const sources = files.map((f) => readFileSync(join(CORPUS, f), 'utf8'));
 const jsdomMs = await best(() => {
   for (const html of sources) {
-    const doc = new JSDOM(html, { url: URL_, virtualConsole: quiet }).window.document;
-    isProbablyReaderable(doc);
-    new Readability(doc, { classesToPreserve: ['caption'] }).parse();
+    const { window } = new JSDOM(html, { url: URL_, virtualConsole: quiet });
+    isProbablyReaderable(window.document);
+    new Readability(window.document, { classesToPreserve: ['caption'] }).parse();
+    window.close();
   }
 });
 
