@@ -6,7 +6,11 @@ source "$(dirname "$0")/env.sh"
 cargo build --release -p docsift-cli >&2
 BIN="$CARGO_TARGET_DIR/release/docsift"
 if [ "$#" -gt 0 ]; then
-  exec "$BIN" extract "$@"
+  # Web pages and text files give their main content; everything else is a document.
+  case "$1" in
+    *.html|*.htm|*.xhtml|*.txt) exec "$BIN" html "$@" ;;
+    *) exec "$BIN" extract "$@" ;;
+  esac
 fi
 echo "== docsift extract samples/sample.pdf ==" >&2
 "$BIN" extract samples/sample.pdf
