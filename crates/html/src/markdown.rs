@@ -2,47 +2,10 @@
 //! block quotes, fenced code, emphasis, links, images, rules and tables.
 
 use crate::dom::{Data, Dom, NodeId};
+use crate::text::BLOCK;
 
 /// Elements whose content is never shown.
 const HIDDEN: &[&str] = &["script", "style", "noscript", "template", "head", "title", "iframe", "object", "embed"];
-/// Elements that are blocks of their own; everything else is inline.
-const BLOCKS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "center",
-    "dd",
-    "details",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hr",
-    "li",
-    "main",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "summary",
-    "table",
-    "ul",
-    "body",
-    "html",
-];
 /// Deeper nesting is flattened into its text: bounded recursion.
 const MAX_DEPTH: usize = 256;
 
@@ -58,7 +21,7 @@ struct Md<'a> {
 }
 
 fn is_block(dom: &Dom, n: NodeId) -> bool {
-    dom.tag(n).is_some_and(|t| BLOCKS.contains(&t))
+    dom.tag(n).is_some_and(|t| BLOCK.contains(&t))
 }
 
 /// Inline text collapsed into paragraphs: whitespace runs to one space, trimmed, and no

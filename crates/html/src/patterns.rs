@@ -281,8 +281,7 @@ pub fn base64_data_url(src: &str) -> Option<&str> {
     let end = rest.find(|c: char| c.is_whitespace() || c == ';' || c == ',')?;
     let (mime, after) = rest.split_at(end);
     let after = after.trim_start().strip_prefix(';')?.trim_start();
-    let b64 = after.get(..6).filter(|p| p.eq_ignore_ascii_case("base64"))?;
-    let _ = b64;
+    after.get(..6).filter(|p| p.eq_ignore_ascii_case("base64"))?;
     after[6..].trim_start().starts_with(',').then_some(mime).filter(|m| !m.is_empty())
 }
 

@@ -332,8 +332,10 @@ impl Reader<'_> {
             let mut n = n;
             if tag == "div" {
                 self.wrap_phrasing_runs(n);
-                if has_single_tag_inside(&self.dom, n, "p") && link_density(&self.dom, n) < 0.25 {
-                    let child = self.dom.first_element_child(n).expect("single child checked");
+                if has_single_tag_inside(&self.dom, n, "p")
+                    && link_density(&self.dom, n) < 0.25
+                    && let Some(child) = self.dom.first_element_child(n)
+                {
                     self.dom.replace(n, child);
                     n = child;
                     to_score.push(n);
@@ -1217,8 +1219,9 @@ fn simplify_nested_elements(dom: &mut Dom, root: NodeId) {
                 node = next.filter(|&x| is_within(dom, x, root));
                 continue;
             }
-            if has_single_tag_inside(dom, n, "div") || has_single_tag_inside(dom, n, "section") {
-                let child = dom.first_element_child(n).expect("single child checked");
+            if (has_single_tag_inside(dom, n, "div") || has_single_tag_inside(dom, n, "section"))
+                && let Some(child) = dom.first_element_child(n)
+            {
                 let attrs: Vec<(String, String)> =
                     dom.attrs(n).iter().map(|(k, v)| (k.local.to_string(), v.clone())).collect();
                 for (k, v) in attrs {

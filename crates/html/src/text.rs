@@ -9,8 +9,8 @@ const HIDDEN: &[&str] = &[
     "script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object", "button", "select",
     "datalist",
 ];
-/// Elements that start on a new line.
-const BLOCK: &[&str] = &[
+/// Elements that start on a new line (blocks of their own, also for Markdown).
+pub(crate) const BLOCK: &[&str] = &[
     "address",
     "article",
     "aside",
