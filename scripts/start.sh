@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The main job: build the CLI and both wasm builds, show the CLI on the bundled sample,
 # then serve the drag-and-drop page (which opens that sample) on 127.0.0.1 with COOP/COEP.
-# `npm start -- FILE...` runs the CLI on your files instead of serving the page.
+# `npm start -- FILE...` runs the CLI on your files (PDF, PNG/JPEG/TIFF, HTML, text)
+# instead of serving the page.
 source "$(dirname "$0")/env.sh"
 cargo build --release -p docsift-cli >&2
 BIN="$CARGO_TARGET_DIR/release/docsift"
 if [ "$#" -gt 0 ]; then
+  # Scans and images are read by OCR: fetch the models (once; cached outside the clone).
+  python3 scripts/models.py >/dev/null
   # Web pages and text files give their main content; everything else is a document.
   case "$1" in
     *.html|*.htm|*.xhtml|*.txt) exec "$BIN" html "$@" ;;

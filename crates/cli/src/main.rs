@@ -30,6 +30,15 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum OcrArg {
+    /// Pages without trustworthy native text (scans, unmapped fonts, outlines) and images.
+    Auto,
+    Off,
+    /// Every page, replacing native text.
+    Force,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum DedupFormat {
     /// One block per group: members, then each pair with its score and method.
     Text,
@@ -63,6 +72,17 @@ enum Command {
         password: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// When to OCR pages; PNG, JPEG and TIFF files are always OCR'd unless off.
+        #[arg(long, value_enum, default_value = "auto")]
+        ocr: OcrArg,
+        /// Detect layout regions (title, text, table, figure, caption, header, footer) as
+        /// page blocks; on pages with native text they hold the native lines.
+        #[arg(long)]
+        layout: bool,
+        /// Folder of the OCR model files (default: $DOCSIFT_MODELS, else
+        /// ~/.cache/docsift-tools/models, filled by `python3 scripts/models.py`).
+        #[arg(long)]
+        models: Option<PathBuf>,
     },
     /// Find near-duplicate documents among files (directories are walked).
     Dedup {
@@ -101,6 +121,23 @@ enum Command {
         /// Repeat each file this many times and report the best run.
         #[arg(long, default_value_t = 3)]
         repeat: usize,
+        /// Folder of the OCR model files, for scans and images (as for `extract`).
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Render a PDF page to PNG (what OCR sees).
+    Render {
+        file: PathBuf,
+        /// 1-based page number.
+        #[arg(long, default_value_t = 1)]
+        page: usize,
+        #[arg(long, default_value_t = 150.0)]
+        dpi: f32,
+        #[arg(long)]
+        password: Option<String>,
+        /// Output PNG file.
+        #[arg(short, long)]
+        output: PathBuf,
     },
 }
 
@@ -157,9 +194,35 @@ fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result
     Ok(())
 }
 
-fn extract(files: &[PathBuf], pages: Option<&str>, password: Option<String>, format: Format) -> Result<(), String> {
-    let page_list = pages.map(parse_page_list).transpose().map_err(|e| e.to_string())?;
-    let opts = Options { pages: page_list, password, ..Options::default() };
+/// OCR models from `--models`, else the default folder; read on first use.
+fn ocr_models(arg: Option<PathBuf>) -> std::sync::Arc<docsift::OcrModels> {
+    std::sync::Arc::new(docsift::OcrModels::from_dir(arg.unwrap_or_else(docsift::default_models_dir)))
+}
+
+struct ExtractArgs {
+    pages: Option<String>,
+    password: Option<String>,
+    format: Format,
+    ocr: OcrArg,
+    layout: bool,
+    models: Option<PathBuf>,
+}
+
+fn extract(files: &[PathBuf], args: ExtractArgs) -> Result<(), String> {
+    let page_list = args.pages.as_deref().map(parse_page_list).transpose().map_err(|e| e.to_string())?;
+    let format = args.format;
+    let opts = Options {
+        pages: page_list,
+        password: args.password,
+        ocr: match args.ocr {
+            OcrArg::Auto => docsift::OcrMode::Auto,
+            OcrArg::Off => docsift::OcrMode::Off,
+            OcrArg::Force => docsift::OcrMode::Force,
+        },
+        layout: args.layout,
+        ocr_models: Some(ocr_models(args.models)),
+        ..Options::default()
+    };
     let never = AtomicBool::new(false);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -203,6 +266,12 @@ fn extract(files: &[PathBuf], pages: Option<&str>, password: Option<String>, for
     if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }
 }
 
+fn render(file: &PathBuf, page: usize, dpi: f32, password: Option<String>, output: &PathBuf) -> Result<(), String> {
+    let bytes = read(file).map_err(|e| e.to_string())?;
+    let png = docsift::render_page_png(&bytes, password.as_deref(), page, dpi).map_err(|e| e.to_string())?;
+    std::fs::write(output, png).map_err(|e| format!("{}: {e}", output.display()))
+}
+
 /// Peak resident memory of this process (Linux), in MiB.
 fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -211,16 +280,18 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn bench(files: &[PathBuf], threads: usize, repeat: usize) -> Result<(), String> {
+fn bench(files: &[PathBuf], threads: usize, repeat: usize, models: Option<PathBuf>) -> Result<(), String> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
     let never = AtomicBool::new(false);
+    // Models load on the first page that needs OCR, so only that file's first run pays for it.
+    let opts = Options { ocr_models: Some(ocr_models(models)), ..Options::default() };
     let (mut total_pages, mut total_secs) = (0usize, 0f64);
     println!("file\tpages\tseconds\tpages/s");
     for path in files {
         let bytes = read(path).map_err(|e| e.to_string())?;
         // A web page or text file counts as one page (its main content).
         let run = || match docsift::sniff(&bytes) {
-            Some(_) => docsift::extract(&bytes, &Options::default(), &|_| {}, &never).map(|d| d.pages.len()),
+            Some(_) => docsift::extract(&bytes, &opts, &|_| {}, &never).map(|d| d.pages.len()),
             None => docsift::extract_html(&bytes, &docsift::HtmlOptions::default()).map(|_| 1),
         };
         let mut best = f64::INFINITY;
@@ -381,8 +452,11 @@ fn dedup(paths: &[PathBuf], config: docsift::dedup::Config, format: DedupFormat)
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Extract { files, pages, password, format } => extract(&files, pages.as_deref(), password, format),
-        Command::Bench { files, threads, repeat } => bench(&files, threads, repeat),
+        Command::Extract { files, pages, password, format, ocr, layout, models } => {
+            extract(&files, ExtractArgs { pages, password, format, ocr, layout, models })
+        }
+        Command::Bench { files, threads, repeat, models } => bench(&files, threads, repeat, models),
+        Command::Render { file, page, dpi, password, output } => render(&file, page, dpi, password, &output),
         Command::Html { paths, format, url } => html(&paths, format, url),
         Command::Dedup { paths, threshold, shingles, num_perm, format } => {
             parse_shingles(&shingles).and_then(|shingles| {

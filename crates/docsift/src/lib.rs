@@ -5,6 +5,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+#[cfg(feature = "ocr")]
+mod ocr;
+#[cfg(feature = "ocr")]
+pub use docsift_ocr::{self as ocr_models, Engine as OcrEngine, ModelKind};
+#[cfg(feature = "ocr")]
+pub use ocr::{OcrModels, default_models_dir, read_model_files};
+
 pub use docsift_dedup as dedup;
 pub use docsift_html::{HtmlDocument, Options as HtmlOptions};
 pub use docsift_layout::{SplitAttr, TextOptions};
@@ -19,6 +26,24 @@ pub struct Options {
     pub password: Option<String>,
     pub text: TextOptions,
     pub limits: Limits,
+    /// When pages are OCR'd (needs `ocr_engine`).
+    pub ocr: OcrMode,
+    /// Detect layout regions (title, text, table, figure, ...) as page blocks; on pages
+    /// with native text the blocks hold the native lines (hybrid mode).
+    pub layout: bool,
+    #[cfg(feature = "ocr")]
+    pub ocr_models: Option<std::sync::Arc<OcrModels>>,
+}
+
+/// When to read pages with OCR instead of (or besides) their native text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OcrMode {
+    /// Pages without trustworthy native text: scans, unmapped fonts, text drawn as curves.
+    #[default]
+    Auto,
+    Off,
+    /// Every page, replacing its native text.
+    Force,
 }
 
 /// Progress of a long extraction, reported after each page.
@@ -32,10 +57,18 @@ pub struct Progress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Pdf,
+    /// PNG, JPEG or TIFF: text only through OCR.
+    Image,
 }
 
+/// Signatures of the image formats docsift reads.
+const IMAGE_MAGIC: [&[u8]; 4] = [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\0", b"MM\0*"];
+
 pub fn sniff(bytes: &[u8]) -> Option<Format> {
-    (docsift_pdf::has_header(bytes) || docsift_pdf::looks_like_headerless_pdf(bytes)).then_some(Format::Pdf)
+    if docsift_pdf::has_header(bytes) || docsift_pdf::looks_like_headerless_pdf(bytes) {
+        return Some(Format::Pdf);
+    }
+    IMAGE_MAGIC.iter().any(|m| bytes.starts_with(m)).then_some(Format::Image)
 }
 
 /// Parses a page list such as `1,3-5,9` (1-based, inclusive ranges).
@@ -63,28 +96,53 @@ pub fn parse_page_list(spec: &str) -> Result<Vec<usize>, Error> {
     Ok(out)
 }
 
-/// Extracts a document. `progress` is called after each page (from worker threads when
-/// Extracts a document. `progress` is called after each page (from worker threads when
-/// parallel); `cancel` is checked between pages.
+/// Extracts a document (a PDF, or an image through OCR). `progress` is called after each
+/// page (from worker threads when parallel); `cancel` is checked between pages and
+/// between OCR model calls.
 pub fn extract(
     bytes: &[u8],
     opts: &Options,
     progress: &(dyn Fn(Progress) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Document, Error> {
+    if sniff(bytes) == Some(Format::Image) {
+        return extract_image(bytes, opts, progress, cancel);
+    }
     let doc = OpenDocument::open(bytes, opts)?;
     let wanted = doc.resolve_pages(opts.pages.as_deref())?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = wanted.len();
-    let pages = doc.extract_pages(&wanted, &opts.text, &|| {
-        if cancel.load(Ordering::Relaxed) {
-            return false;
-        }
+    let pages = doc.extract_pages_into(&wanted, &opts.text, &|| !cancel.load(Ordering::Relaxed), &|page| {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         progress(Progress { done: n, total });
-        true
+        page
     })?;
     Ok(doc.into_document(pages))
+}
+
+#[cfg(feature = "ocr")]
+fn extract_image(
+    bytes: &[u8],
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Document, Error> {
+    let page = ocr::image_page(bytes, opts, &|| !cancel.load(Ordering::Relaxed))?;
+    progress(Progress { done: 1, total: 1 });
+    Ok(Document::new(Meta { page_count: 1, ..Meta::default() }, vec![page], Vec::new()))
+}
+
+#[cfg(not(feature = "ocr"))]
+fn extract_image(_: &[u8], _: &Options, _: &(dyn Fn(Progress) + Sync), _: &AtomicBool) -> Result<Document, Error> {
+    Err(Error::new(ErrorKind::Unsupported, "images need OCR, which this build does not include"))
+}
+
+/// A PDF page (1-based) rendered at `dpi` as PNG bytes.
+#[cfg(feature = "ocr")]
+pub fn render_page_png(bytes: &[u8], password: Option<&str>, page: usize, dpi: f32) -> Result<Vec<u8>, Error> {
+    let renderer = docsift_ocr::PdfRenderer::open(bytes, password.unwrap_or_default()).map_err(ocr::to_error)?;
+    let rendered = renderer.render(page.saturating_sub(1), dpi).map_err(ocr::to_error)?;
+    docsift_ocr::encode_png(&rendered.image).map_err(ocr::to_error)
 }
 
 /// The plain text of any input docsift reads: a PDF's pages joined by form feeds, an HTML
@@ -121,6 +179,8 @@ pub fn extract_html(bytes: &[u8], opts: &HtmlOptions) -> Result<HtmlDocument, Er
 /// loop themselves (the browser worker, for progress and abort between batches) use this.
 pub struct OpenDocument {
     pdf: PdfDocument,
+    #[cfg(feature = "ocr")]
+    ocr: Option<ocr::PdfOcr>,
 }
 
 impl OpenDocument {
@@ -128,10 +188,14 @@ impl OpenDocument {
         if bytes.is_empty() {
             return Err(Error::malformed("the file is empty"));
         }
-        if sniff(bytes).is_none() {
+        if sniff(bytes) != Some(Format::Pdf) {
             return Err(Error::new(ErrorKind::Unsupported, "unrecognised input: not a PDF"));
         }
-        Ok(OpenDocument { pdf: PdfDocument::open(bytes, opts.password.as_deref(), opts.limits)? })
+        Ok(OpenDocument {
+            pdf: PdfDocument::open(bytes, opts.password.as_deref(), opts.limits)?,
+            #[cfg(feature = "ocr")]
+            ocr: ocr::PdfOcr::new(bytes, opts),
+        })
     }
 
     pub fn page_count(&self) -> usize {
@@ -156,13 +220,29 @@ impl OpenDocument {
     }
 
     pub fn extract_page(&self, index: usize, text: &TextOptions) -> Result<Page, Error> {
+        self.extract_page_checked(index, text, &|| true)
+    }
+
+    /// As `extract_page`; `keep_going` is also asked between OCR model calls.
+    fn extract_page_checked(
+        &self,
+        index: usize,
+        text: &TextOptions,
+        keep_going: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Page, Error> {
         let mut page = docsift_pdf::extract_page(&self.pdf, index)?;
         docsift_layout::assemble(&mut page, text);
+        #[cfg(feature = "ocr")]
+        if let Some(ocr) = &self.ocr {
+            ocr.process(index, &mut page, keep_going)?;
+        }
+        #[cfg(not(feature = "ocr"))]
+        let _ = keep_going;
         Ok(page)
     }
 
-    /// Extracts `indices` (in parallel where a rayon pool exists). `keep_going` runs after
-    /// each page; returning false cancels the rest.
+    /// Extracts `indices` (in parallel where a rayon pool exists). `keep_going` is asked
+    /// after each page and between OCR model calls; returning false cancels the rest.
     pub fn extract_pages(
         &self,
         indices: &[usize],
@@ -182,7 +262,7 @@ impl OpenDocument {
         convert: &(dyn Fn(Page) -> T + Sync),
     ) -> Result<Vec<T>, Error> {
         let one = |&index: &usize| -> Result<T, Error> {
-            let page = convert(self.extract_page(index, text)?);
+            let page = convert(self.extract_page_checked(index, text, keep_going)?);
             if keep_going() { Ok(page) } else { Err(Error::new(ErrorKind::Cancelled, "extraction cancelled")) }
         };
         #[cfg(feature = "parallel")]

@@ -363,6 +363,81 @@ pub fn assemble(page: &mut Page, opts: &TextOptions) {
     page.lines = lines;
 }
 
+/// A line whose characters are already grouped (OCR): `chars` indexes `page.chars` in
+/// reading order; `u0..u1` (along the text) and `v0..v1` (across lines) are its extent in
+/// the page's reading frame, so skewed and rotated scans order like upright pages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KnownLine {
+    pub chars: std::ops::Range<usize>,
+    pub u0: f32,
+    pub u1: f32,
+    pub v0: f32,
+    pub v1: f32,
+    /// Font size (em) of the line's text.
+    pub size: f32,
+}
+
+/// Two known lines are on one row (table cells, split boxes of one text line) when their
+/// centres across lines differ by less than this fraction of the thinner one: adjacent
+/// lines sit about one line height apart, and a neighbouring column's lines that fall
+/// between ours half a line height.
+const ROW_CENTER_TOLERANCE: f32 = 0.3;
+
+/// Fills `page.words`, `page.lines` and `page.text` from lines already grouped: words split
+/// at whitespace characters, lines on one row joined, rows and columns put in reading order.
+pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
+    let center = |k: &KnownLine| (k.v0 + k.v1) / 2.0;
+    let mut by_v: Vec<usize> = (0..known.len()).filter(|&i| !known[i].chars.is_empty()).collect();
+    by_v.sort_by(|&a, &b| center(&known[a]).total_cmp(&center(&known[b])));
+    // Row index per known line; a row is anchored at its first line, so rows do not chain.
+    let mut row_of = vec![0usize; known.len()];
+    let mut row = 0usize;
+    let mut anchor: Option<&KnownLine> = None;
+    for &i in &by_v {
+        let k = &known[i];
+        if let Some(a) = anchor {
+            let thinner = (k.v1 - k.v0).min(a.v1 - a.v0);
+            if (center(k) - center(a)).abs() < ROW_CENTER_TOLERANCE * thinner {
+                row_of[i] = row;
+                continue;
+            }
+            row += 1;
+        }
+        anchor = Some(k);
+        row_of[i] = row;
+    }
+    let segs: Vec<order::Segment> = by_v
+        .iter()
+        .map(|&i| {
+            let k = &known[i];
+            order::Segment { line: row_of[i], u0: k.u0, u1: k.u1, v0: k.v0, v1: k.v1, size: k.size.max(1.0) }
+        })
+        .collect();
+    let chars = &page.chars;
+    let mut words: Vec<Word> = Vec::new();
+    let mut lines: Vec<Line> = Vec::new();
+    for group in order::order_segments(&segs) {
+        let start = words.len();
+        for g in group {
+            let range = known[by_v[g]].chars.clone();
+            let idx: Vec<usize> = range.collect();
+            for run in idx.split(|&c| is_blank(&chars[c])).filter(|r| !r.is_empty()) {
+                words.push(make_word(chars, run, chars[run[0]].direction));
+            }
+        }
+        let out = &words[start..];
+        if out.is_empty() {
+            continue;
+        }
+        let bbox = out.iter().skip(1).fold(out[0].bbox, |b, w| b.union(&w.bbox));
+        let text = out.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+        lines.push(Line { text, bbox, direction: out[0].direction, words: start..words.len() });
+    }
+    page.text = lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n");
+    page.words = words;
+    page.lines = lines;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,5 +557,34 @@ mod tests {
         assemble(&mut p, &TextOptions::default());
         assert_eq!(p.text, "一二\n三四");
         assert_eq!(p.words[0].direction, Direction::Ttb);
+    }
+
+    #[test]
+    fn known_lines_on_one_row_join_and_columns_read_in_order() {
+        let mut chars = Vec::new();
+        let mut known = Vec::new();
+        // Two columns of three rows (5 units high, so 12 em of prose is 60 wide); the left
+        // column's rows are each split into two boxes.
+        for (x, y, w, text) in [
+            (0.0, 0.0, 70.0, "aa"),
+            (80.0, 1.0, 70.0, "bb"),
+            (0.0, 20.0, 70.0, "cc"),
+            (80.0, 20.0, 70.0, "dd"),
+            (0.0, 40.0, 70.0, "ee"),
+            (80.0, 41.0, 70.0, "ff"),
+            (200.0, 0.0, 150.0, "gg hh"),
+            (200.0, 20.0, 150.0, "ii"),
+            (200.0, 40.0, 150.0, "jj"),
+        ] {
+            let start = chars.len();
+            for (k, c) in text.chars().enumerate() {
+                chars.push(ch(&c.to_string(), x + 5.0 * k as f32, y, 5.0, 5.0));
+            }
+            known.push(KnownLine { chars: start..chars.len(), u0: x, u1: x + w, v0: y, v1: y + 5.0, size: 5.0 });
+        }
+        let mut p = page_of(chars);
+        assemble_known_lines(&mut p, &known);
+        assert_eq!(p.text, "aa bb\ncc dd\nee ff\ngg hh\nii\njj");
+        assert_eq!(p.words.iter().filter(|w| w.text == "gg" || w.text == "hh").count(), 2);
     }
 }

@@ -111,6 +111,49 @@ pub struct Image {
     pub object: Option<u32>,
 }
 
+/// What a block of a page is (from a layout model or, later, from rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    Title,
+    Heading(u8),
+    Text,
+    List,
+    Table,
+    Figure,
+    Caption,
+    Formula,
+    Header,
+    Footer,
+    Reference,
+}
+
+/// A region of a page with a kind, and the page's lines inside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub bbox: BBox,
+    /// Indices into the page's `lines` whose centre lies in the block.
+    pub lines: Vec<usize>,
+    /// The detector's confidence, for blocks from a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
+}
+
+/// How a page's text came from OCR.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OcrInfo {
+    /// The model runtime that ran (`tract`, `wonnx`).
+    pub engine: String,
+    /// Resolution the page was read at (pixels per inch; for images, the file's own pixels
+    /// count as 72 dpi).
+    pub dpi: f32,
+    /// Mean character confidence.
+    pub confidence: f32,
+    /// Native characters kept in layout regions (hybrid mode) rather than recognised.
+    pub hybrid: bool,
+}
+
 /// How far the native text of a page can be trusted; below ~0.5 a later stage should OCR.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TextTrust {
@@ -138,6 +181,10 @@ pub struct Page {
     pub rects: Vec<Rect>,
     pub images: Vec<Image>,
     pub trust: TextTrust,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<Block>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<OcrInfo>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
 }

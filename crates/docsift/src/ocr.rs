@@ -1,0 +1,295 @@
+//! Where OCR joins the pipeline: which pages need it, rendering them, and turning images
+//! into one-page documents. Only with the `ocr` feature (the browser runs models in a
+//! separate module).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use docsift_model::{Error, ErrorKind, Page, Warning};
+use docsift_ocr::{Engine, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage};
+
+use crate::{OcrMode, Options};
+
+/// Native text trusted less than this (share of glyphs with a real Unicode mapping) is
+/// replaced by OCR in auto mode: below it, most of what was extracted is garbage.
+pub const MIN_TRUST: f32 = 0.5;
+/// A page with fewer native characters than this, under an image covering most of it, is a
+/// scan (a stamped page number or a header line does not make it a text page).
+const SCAN_MAX_NATIVE_CHARS: usize = 20;
+/// Share of the page an image must cover to count as a scan of it.
+const SCAN_MIN_COVER: f32 = 0.5;
+/// Resolution pages are rendered at when nothing better is known: small print (8pt) is
+/// then ~22 px high, enough for the recognition model's 48 px lines.
+pub const DEFAULT_DPI: f32 = 200.0;
+/// Rendering follows a scanned image's own resolution within these bounds.
+const MIN_DPI: f32 = 150.0;
+const MAX_DPI: f32 = 300.0;
+
+pub fn to_error(e: OcrError) -> Error {
+    match e {
+        OcrError::Cancelled => Error::new(ErrorKind::Cancelled, "extraction cancelled"),
+        OcrError::Image(m) => Error::new(ErrorKind::Unsupported, m),
+        other => Error::new(ErrorKind::Model, other.to_string()),
+    }
+}
+
+/// Text lines of an image; lines are recognised in parallel where a rayon pool exists.
+fn read_lines(engine: &Engine, img: &RgbImage, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Vec<OcrLine>, Error> {
+    let cancelled = || Error::new(ErrorKind::Cancelled, "extraction cancelled");
+    if !keep_going() {
+        return Err(cancelled());
+    }
+    let quads = engine.detect(img).map_err(to_error)?;
+    let quads = engine.orient(img, quads, &mut |_| keep_going()).map_err(to_error)?;
+    let batches = engine.recognition_batches(&quads);
+    let one = |batch: &Vec<docsift_ocr::Quad>| {
+        if keep_going() { engine.recognize_batch(img, batch).map_err(to_error) } else { Err(cancelled()) }
+    };
+    #[cfg(feature = "parallel")]
+    let lines: Result<Vec<Vec<OcrLine>>, Error> = {
+        use rayon::prelude::*;
+        batches.par_iter().map(one).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let lines: Result<Vec<Vec<OcrLine>>, Error> = batches.iter().map(one).collect();
+    Ok(lines?.into_iter().flatten().collect())
+}
+
+/// Whether auto mode should OCR this natively extracted page.
+pub fn needs_ocr(page: &Page) -> bool {
+    let blank = page.chars.is_empty() && page.images.is_empty() && page.segments.is_empty() && page.rects.is_empty();
+    if blank {
+        return false;
+    }
+    if page.trust.glyphs > 0 && page.trust.score < MIN_TRUST {
+        return true;
+    }
+    let area = (page.width * page.height).max(1.0);
+    let covered = page.images.iter().map(|i| i.bbox.width() * i.bbox.height() / area).fold(0.0, f32::max);
+    page.chars.len() < SCAN_MAX_NATIVE_CHARS && (covered >= SCAN_MIN_COVER || page.chars.is_empty())
+}
+
+/// The resolution to render a page at: that of its largest image when it is a scan.
+pub fn render_dpi(page: &Page) -> f32 {
+    page.images
+        .iter()
+        .filter(|i| i.bbox.width() > 0.0)
+        .max_by(|a, b| (a.bbox.width() * a.bbox.height()).total_cmp(&(b.bbox.width() * b.bbox.height())))
+        .map(|i| (i.width as f32 / (i.bbox.width() / 72.0)).clamp(MIN_DPI, MAX_DPI))
+        .unwrap_or(DEFAULT_DPI)
+}
+
+/// OCR models, loaded on first use (a born-digital document never pays for them).
+pub struct OcrModels {
+    load: Box<dyn Fn() -> Result<Engine, Error> + Send + Sync>,
+    engine: OnceLock<Result<Arc<Engine>, Error>>,
+}
+
+impl OcrModels {
+    pub fn lazy(load: impl Fn() -> Result<Engine, Error> + Send + Sync + 'static) -> OcrModels {
+        OcrModels { load: Box::new(load), engine: OnceLock::new() }
+    }
+
+    /// The models in `dir` (file names from models/manifest.json), read on first use.
+    pub fn from_dir(dir: PathBuf) -> OcrModels {
+        OcrModels::lazy(move || {
+            let files = read_model_files(&dir)?;
+            let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+            Engine::from_onnx(&refs).map_err(to_error)
+        })
+    }
+
+    pub fn loaded(engine: Engine) -> OcrModels {
+        let cell = OnceLock::new();
+        let _ = cell.set(Ok(Arc::new(engine)));
+        OcrModels { load: Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded"))), engine: cell }
+    }
+
+    pub fn engine(&self) -> Result<Arc<Engine>, Error> {
+        self.engine.get_or_init(|| (self.load)().map(Arc::new)).clone()
+    }
+}
+
+impl std::fmt::Debug for OcrModels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OcrModels(loaded: {})", self.engine.get().is_some())
+    }
+}
+
+/// Where `scripts/models.py` puts the models: `$DOCSIFT_MODELS`, else
+/// `$XDG_CACHE_HOME` or `~/.cache`, then `docsift-tools/models`.
+pub fn default_models_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("DOCSIFT_MODELS") {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_default();
+    cache.join("docsift-tools").join("models")
+}
+
+/// The model files in `dir`; the layout model is optional.
+pub fn read_model_files(dir: &Path) -> Result<Vec<(ModelKind, Vec<u8>)>, Error> {
+    let mut files = Vec::new();
+    for kind in ModelKind::ALL {
+        match std::fs::read(dir.join(kind.file_name())) {
+            Ok(bytes) => files.push((kind, bytes)),
+            Err(_) if kind == ModelKind::Layout => {}
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorKind::Model,
+                    format!(
+                        "OCR model {} in {}: {e} (fetch the models with `python3 scripts/models.py`)",
+                        kind.file_name(),
+                        dir.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// OCR state of one open PDF: the engine, and a renderer opened on first need.
+pub struct PdfOcr {
+    models: Option<Arc<OcrModels>>,
+    mode: OcrMode,
+    layout: bool,
+    /// A copy for the renderer, kept only when models are given.
+    bytes: Option<Arc<[u8]>>,
+    password: String,
+    renderer: OnceLock<Result<PdfRenderer, String>>,
+}
+
+impl PdfOcr {
+    pub fn new(bytes: &[u8], opts: &Options) -> Option<PdfOcr> {
+        if opts.ocr == OcrMode::Off && !opts.layout {
+            return None;
+        }
+        Some(PdfOcr {
+            models: opts.ocr_models.clone(),
+            mode: opts.ocr,
+            layout: opts.layout,
+            bytes: opts.ocr_models.is_some().then(|| Arc::from(bytes)),
+            password: opts.password.clone().unwrap_or_default(),
+            renderer: OnceLock::new(),
+        })
+    }
+
+    /// OCRs the page when the mode asks for it; adds layout blocks when asked. A page that
+    /// cannot be OCR'd keeps its native text and says why in a warning.
+    pub fn process(&self, index: usize, page: &mut Page, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<(), Error> {
+        let ocr = match self.mode {
+            OcrMode::Off => false,
+            OcrMode::Force => true,
+            OcrMode::Auto => needs_ocr(page),
+        };
+        if !ocr && !self.layout {
+            return Ok(());
+        }
+        let Some(models) = &self.models else {
+            if ocr {
+                page.warnings.push(Warning::page(page.number, "the page needs OCR but no OCR models are given"));
+            }
+            return Ok(());
+        };
+        let engine = models.engine()?;
+        let renderer = self.renderer.get_or_init(|| {
+            PdfRenderer::open(self.bytes.as_deref().unwrap_or_default(), &self.password).map_err(|e| e.to_string())
+        });
+        let renderer = match renderer {
+            Ok(r) => r,
+            Err(e) => {
+                page.warnings.push(Warning::page(page.number, format!("the page could not be rendered for OCR: {e}")));
+                return Ok(());
+            }
+        };
+        let rendered = match renderer.render(index, render_dpi(page)) {
+            Ok(r) => r,
+            Err(e) => {
+                page.warnings.push(Warning::page(page.number, format!("the page could not be rendered for OCR: {e}")));
+                return Ok(());
+            }
+        };
+        if ocr {
+            let lines = read_lines(&engine, &rendered.image, keep_going)?;
+            docsift_ocr::lines_to_page(page, &lines, rendered.scale, engine.backend_name());
+        }
+        if self.layout && engine.has_layout() {
+            let regions = engine.layout(&rendered.image).map_err(to_error)?;
+            docsift_ocr::regions_to_blocks(page, &regions, rendered.scale);
+            if !ocr && let Some(info) = page.ocr.as_mut() {
+                info.hybrid = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An image file (PNG, JPEG, TIFF) as a one-page document in pixel coordinates.
+pub fn image_page(bytes: &[u8], opts: &Options, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Page, Error> {
+    let img = docsift_ocr::decode_image(bytes).map_err(to_error)?;
+    let mut page = Page { number: 1, width: img.width() as f32, height: img.height() as f32, ..Page::default() };
+    let Some(models) = opts.ocr_models.as_ref().filter(|_| opts.ocr != OcrMode::Off) else {
+        page.warnings.push(Warning::page(1, "an image has text only through OCR, which is off or has no models"));
+        return Ok(page);
+    };
+    let engine = models.engine()?;
+    let lines = read_lines(&engine, &img, keep_going)?;
+    docsift_ocr::lines_to_page(&mut page, &lines, 1.0, engine.backend_name());
+    if opts.layout && engine.has_layout() {
+        let regions = engine.layout(&img).map_err(to_error)?;
+        docsift_ocr::regions_to_blocks(&mut page, &regions, 1.0);
+    }
+    Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docsift_model::{BBox, Image, TextTrust};
+
+    fn scan(chars: usize) -> Page {
+        let mut p = Page { width: 612.0, height: 792.0, ..Page::default() };
+        p.images.push(Image {
+            bbox: BBox::new(0.0, 0.0, 612.0, 792.0),
+            width: 2550,
+            height: 3300,
+            filter: None,
+            object: None,
+        });
+        let c = docsift_model::Char {
+            text: "a".into(),
+            bbox: BBox::new(0.0, 0.0, 5.0, 10.0),
+            font: "F".into(),
+            size: 10.0,
+            upright: true,
+            direction: docsift_model::Direction::Ltr,
+            origin: docsift_model::Origin::Native,
+            matrix: docsift_model::Matrix::default(),
+            color: Vec::new().into(),
+            tag: None,
+        };
+        p.chars = vec![c; chars];
+        p.trust = TextTrust { score: 1.0, glyphs: chars as u32, ..TextTrust::default() };
+        p
+    }
+
+    #[test]
+    fn scans_and_garbage_need_ocr_but_text_and_blank_pages_do_not() {
+        assert!(needs_ocr(&scan(0)));
+        assert!(needs_ocr(&scan(5)));
+        assert!(!needs_ocr(&scan(500)));
+        assert!(!needs_ocr(&Page::default()));
+        let mut garbage = scan(500);
+        garbage.trust.score = 0.1;
+        assert!(needs_ocr(&garbage));
+    }
+
+    #[test]
+    fn scans_render_at_their_own_resolution_within_bounds() {
+        assert_eq!(render_dpi(&scan(0)), 300.0);
+        assert_eq!(render_dpi(&Page::default()), DEFAULT_DPI);
+    }
+}

@@ -1,0 +1,264 @@
+//! docsift's OCR: page images (PNG/JPEG/TIFF, or PDF pages rasterised) -> text lines with
+//! boxes and per-character confidence, through ONNX models from registry packages — DBNet
+//! text detection, line orientation, CTC line recognition — and a layout-region detector.
+//! Models run behind one `Backend` trait; tract (CPU) is the reference implementation.
+
+mod backend;
+mod det;
+mod geometry;
+mod layout;
+mod page;
+mod raster;
+mod rec;
+mod tract;
+
+pub use image::RgbImage;
+
+pub use backend::{Backend, ModelKind, Tensor};
+pub use det::DetParams;
+pub use geometry::Quad;
+pub use layout::{LayoutRegion, RegionKind};
+pub use page::{lines_to_page, regions_to_blocks};
+pub use raster::{PdfRenderer, RenderedPage, decode_image, encode_png};
+pub use tract::TractBackend;
+
+#[derive(Debug, thiserror::Error)]
+pub enum OcrError {
+    #[error("{0:?} model is not loaded")]
+    MissingModel(ModelKind),
+    #[error("{model:?} model: {message}")]
+    Model { model: ModelKind, message: String },
+    #[error("the recognition model carries no character dictionary")]
+    NoDictionary,
+    #[error("image: {0}")]
+    Image(String),
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Where the pipeline is, reported between model calls; the callback returns false to cancel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Detection,
+    Orientation { done: usize, total: usize },
+    Recognition { done: usize, total: usize },
+    Layout,
+}
+
+/// A recognised character, its quad on the image and the model's probability for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OcrChar {
+    pub ch: char,
+    pub quad: Quad,
+    pub confidence: f32,
+}
+
+/// A recognised text line; `quad` is in the text's reading order (see `Quad`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OcrLine {
+    pub quad: Quad,
+    pub text: String,
+    pub chars: Vec<OcrChar>,
+    /// Mean character probability.
+    pub confidence: f32,
+}
+
+/// Lines whose mean character probability is below this are noise read as text (rapidocr's text_score).
+pub const MIN_LINE_CONFIDENCE: f32 = 0.5;
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Engine({})", self.backend.name())
+    }
+}
+
+/// The OCR models on one backend, with the recognition dictionary.
+pub struct Engine {
+    backend: Box<dyn Backend>,
+    classes: Vec<char>,
+    pub det: DetParams,
+}
+
+impl Engine {
+    /// The CPU engine from model files (`ModelKind::file_name` in models/manifest.json);
+    /// the layout model is optional.
+    pub fn from_onnx(files: &[(ModelKind, &[u8])]) -> Result<Engine, OcrError> {
+        for kind in [ModelKind::Detection, ModelKind::Recognition, ModelKind::Orientation] {
+            if !files.iter().any(|(k, _)| *k == kind) {
+                return Err(OcrError::MissingModel(kind));
+            }
+        }
+        let tract = TractBackend::new(files)?;
+        let dictionary = tract.metadata(ModelKind::Recognition, "character").ok_or(OcrError::NoDictionary)?;
+        Ok(Engine::new(Box::new(tract), &dictionary))
+    }
+
+    /// An engine on any backend, with the recognition model's dictionary (one entry per line).
+    pub fn new(backend: Box<dyn Backend>, dictionary: &str) -> Engine {
+        Engine { backend, classes: rec::classes(dictionary), det: DetParams::default() }
+    }
+
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    pub fn has_layout(&self) -> bool {
+        self.backend.has(ModelKind::Layout)
+    }
+
+    /// Text lines of an image, in image pixels, one stage after another on this thread
+    /// (front-ends with a thread pool run `recognize_batch` in parallel instead).
+    pub fn read_lines(&self, img: &RgbImage, progress: &mut dyn FnMut(Step) -> bool) -> Result<Vec<OcrLine>, OcrError> {
+        if !progress(Step::Detection) {
+            return Err(OcrError::Cancelled);
+        }
+        let quads = self.detect(img)?;
+        let quads = self.orient(img, quads, progress)?;
+        let batches = self.recognition_batches(&quads);
+        let mut lines = Vec::with_capacity(quads.len());
+        for (b, batch) in batches.iter().enumerate() {
+            if !progress(Step::Recognition { done: b, total: batches.len() }) {
+                return Err(OcrError::Cancelled);
+            }
+            lines.extend(self.recognize_batch(img, batch)?);
+        }
+        Ok(lines)
+    }
+
+    /// Text regions as quads in reading order of their text (vertical crops turned).
+    pub fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
+        let (w, h) = img.dimensions();
+        if w == 0 || h == 0 {
+            return Ok(Vec::new());
+        }
+        let (input, (tw, th)) = det::image_to_input(img, &self.det);
+        let out = self.backend.run(ModelKind::Detection, &input)?;
+        let prob =
+            out.first().ok_or_else(|| OcrError::Model { model: ModelKind::Detection, message: "no output".into() })?;
+        let (sx, sy) = (w as f32 / tw as f32, h as f32 / th as f32);
+        let boxes = det::probabilities_to_boxes(&prob.data, tw as usize, th as usize, &self.det);
+        Ok(boxes
+            .iter()
+            .map(|b| {
+                let q = b.quad().map(|[x, y]| [(x * sx).clamp(0.0, w as f32), (y * sy).clamp(0.0, h as f32)]);
+                if q.height() >= rec::VERTICAL_RATIO * q.width() { q.quarter_turn() } else { q }
+            })
+            .filter(|q| q.width() >= 1.0 && q.height() >= 1.0)
+            .collect())
+    }
+
+    /// Turns upside-down lines the right way up (see `rec::orientation_votes`).
+    pub fn orient(
+        &self,
+        img: &RgbImage,
+        mut quads: Vec<Quad>,
+        progress: &mut dyn FnMut(Step) -> bool,
+    ) -> Result<Vec<Quad>, OcrError> {
+        if !self.backend.has(ModelKind::Orientation) {
+            return Ok(quads);
+        }
+        let total = quads.len();
+        let per_call = self.backend.batch_size(ModelKind::Orientation).max(1);
+        let mut upside_down: Vec<f32> = Vec::with_capacity(total);
+        for start in (0..total).step_by(per_call) {
+            if !progress(Step::Orientation { done: start, total }) {
+                return Err(OcrError::Cancelled);
+            }
+            let batch = &quads[start..(start + per_call).min(total)];
+            let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
+            let mut input = Tensor::zeros(vec![batch.len(), 3, h, w]);
+            for (i, q) in batch.iter().enumerate() {
+                let crop = rec::crop_quad(img, q, rec::scaled_width(q).min(w), h);
+                det::write_bgr(&mut input.data[i * 3 * h * w..(i + 1) * 3 * h * w], &crop, w, h);
+            }
+            let out = self.backend.run(ModelKind::Orientation, &input)?;
+            let probs = out.first().map(rec::upside_down_probabilities).unwrap_or_default();
+            upside_down.extend(probs.into_iter().chain(std::iter::repeat(0.0)).take(batch.len()));
+        }
+        let angles: Vec<f32> = quads.iter().map(Quad::angle).collect();
+        for (q, flip) in quads.iter_mut().zip(rec::orientation_votes(&angles, &upside_down)) {
+            if flip {
+                *q = q.half_turn();
+            }
+        }
+        Ok(quads)
+    }
+
+    /// Lines grouped for recognition calls: of similar width, as many per call as the
+    /// backend runs best.
+    pub fn recognition_batches(&self, quads: &[Quad]) -> Vec<Vec<Quad>> {
+        let mut sorted = quads.to_vec();
+        sorted.sort_by_key(rec::scaled_width);
+        sorted.chunks(self.backend.batch_size(ModelKind::Recognition).max(1)).map(<[Quad]>::to_vec).collect()
+    }
+
+    /// Recognises a batch of lines; lines read as nothing or as noise are left out.
+    pub fn recognize_batch(&self, img: &RgbImage, batch: &[Quad]) -> Result<Vec<OcrLine>, OcrError> {
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        let widths: Vec<usize> = batch.iter().map(rec::scaled_width).collect();
+        let h = rec::LINE_HEIGHT;
+        let w = rec::bucket_width(widths.iter().copied().max().unwrap_or(0));
+        let mut input = Tensor::zeros(vec![batch.len(), 3, h, w]);
+        for (slot, q) in batch.iter().enumerate() {
+            let crop = rec::crop_quad(img, q, widths[slot], h);
+            det::write_bgr(&mut input.data[slot * 3 * h * w..(slot + 1) * 3 * h * w], &crop, w, h);
+        }
+        let out = self.backend.run(ModelKind::Recognition, &input)?;
+        let probs = out
+            .first()
+            .ok_or_else(|| OcrError::Model { model: ModelKind::Recognition, message: "no output".into() })?;
+        let &[n, steps, classes] = probs.shape.as_slice() else {
+            return Err(OcrError::Model {
+                model: ModelKind::Recognition,
+                message: format!("unexpected output shape {:?}", probs.shape),
+            });
+        };
+        Ok((0..n.min(batch.len()))
+            .filter_map(|slot| {
+                let row = &probs.data[slot * steps * classes..(slot + 1) * steps * classes];
+                decoded_to_line(&batch[slot], &rec::ctc_greedy(row, steps, &self.classes), steps, w, widths[slot])
+            })
+            .collect())
+    }
+
+    /// Layout regions of an image, in image pixels.
+    pub fn layout(&self, img: &RgbImage) -> Result<Vec<LayoutRegion>, OcrError> {
+        let input = layout::image_to_input(img);
+        let out = self.backend.run(ModelKind::Layout, &input)?;
+        Ok(layout::outputs_to_regions(&out, img.width(), img.height()))
+    }
+}
+
+/// Places each decoded character on the line: CTC step t covers input columns
+/// [t, t+1)·width/steps, of which the line's own pixels are the first `line_w`.
+fn decoded_to_line(
+    quad: &Quad,
+    decoded: &[rec::Decoded],
+    steps: usize,
+    input_w: usize,
+    line_w: usize,
+) -> Option<OcrLine> {
+    if decoded.is_empty() {
+        return None;
+    }
+    let confidence = decoded.iter().map(|d| d.confidence).sum::<f32>() / decoded.len() as f32;
+    if confidence < MIN_LINE_CONFIDENCE {
+        return None;
+    }
+    let step_u = input_w as f32 / steps as f32 / line_w as f32;
+    let mut chars = Vec::with_capacity(decoded.len());
+    for (k, d) in decoded.iter().enumerate() {
+        let u0 = d.first_step as f32 * step_u;
+        // A character reaches to where the next one starts, but not past its own last step + 1.
+        let end = decoded.get(k + 1).map_or(d.last_step + 1, |n| n.first_step.min(d.last_step + 1));
+        let u1 = (end as f32 * step_u).max(u0 + step_u * 0.5);
+        chars.push(OcrChar {
+            ch: d.ch,
+            quad: quad.slice(u0.clamp(0.0, 1.0), u1.clamp(0.0, 1.0)),
+            confidence: d.confidence,
+        });
+    }
+    Some(OcrLine { quad: *quad, text: decoded.iter().map(|d| d.ch).collect(), chars, confidence })
+}

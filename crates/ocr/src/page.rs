@@ -1,0 +1,222 @@
+//! OCR results -> the shared page model: characters with boxes in page coordinates and
+//! origin Ocr{confidence}, words and lines in reading order, layout regions as blocks.
+
+use std::sync::Arc;
+
+use docsift_layout::{KnownLine, assemble_known_lines};
+use docsift_model::{BBox, Block, BlockKind, Char, Direction, Matrix, OcrInfo, Origin, Page};
+
+use crate::OcrLine;
+use crate::geometry::Quad;
+use crate::layout::{LayoutRegion, RegionKind};
+
+/// Font name given to recognised characters.
+pub const OCR_FONT: &str = "OCR";
+/// A detected line box is about this many font sizes high: DB grows the shrunk text
+/// kernel back with a margin (unclip ratio 1.6).
+const BOX_HEIGHT_EM: f32 = 1.5;
+
+/// Fills `page` (whose width/height are already set, in points) from OCR lines found on
+/// an image of it with `px_per_pt` pixels per point; native characters are replaced.
+pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine: &str) {
+    let font: Arc<str> = Arc::from(OCR_FONT);
+    let to_pt = |q: &Quad| q.map(|[x, y]| [x / px_per_pt, y / px_per_pt]);
+    let theta = page_angle(lines);
+    let (sin, cos) = theta.sin_cos();
+    let frame = |[x, y]: [f32; 2]| (x * cos + y * sin, -x * sin + y * cos);
+    page.chars.clear();
+    let mut known = Vec::with_capacity(lines.len());
+    let mut conf_sum = 0.0;
+    for line in lines {
+        let lq = to_pt(&line.quad);
+        let size = lq.height() / BOX_HEIGHT_EM;
+        let direction = direction_of(lq.angle());
+        let start = page.chars.len();
+        for c in &line.chars {
+            let q = to_pt(&c.quad);
+            let [tl, tr, _, bl] = q.0;
+            let w = q.width().max(1e-3);
+            let (ux, uy) = ((tr[0] - tl[0]) / w, (tr[1] - tl[1]) / w);
+            let h = lq.height().max(1e-3);
+            let (vx, vy) = ((bl[0] - tl[0]) / h, (bl[1] - tl[1]) / h);
+            let [x0, top, x1, bottom] = q.bounds();
+            page.chars.push(Char {
+                text: c.ch.to_string().into(),
+                bbox: BBox::new(x0, top, x1, bottom),
+                font: font.clone(),
+                size,
+                upright: direction == Direction::Ltr,
+                direction,
+                origin: Origin::Ocr { confidence: c.confidence },
+                matrix: Matrix([ux * size, uy * size, -vx * size, -vy * size, bl[0], bl[1]]),
+                color: Arc::from([]),
+                tag: None,
+            });
+        }
+        // Across lines the box; along them the characters, which stop where the ink does
+        // (the box's margin would narrow column gutters).
+        let (mut u0, mut u1, mut v0, mut v1) = (f32::INFINITY, f32::NEG_INFINITY, f32::INFINITY, f32::NEG_INFINITY);
+        for p in lq.0 {
+            let (_, v) = frame(p);
+            (v0, v1) = (v0.min(v), v1.max(v));
+        }
+        for c in &line.chars {
+            for p in to_pt(&c.quad).0 {
+                let (u, _) = frame(p);
+                (u0, u1) = (u0.min(u), u1.max(u));
+            }
+        }
+        known.push(KnownLine { chars: start..page.chars.len(), u0, u1, v0, v1, size });
+        conf_sum += line.confidence;
+    }
+    assemble_known_lines(page, &known);
+    let confidence = if lines.is_empty() { 0.0 } else { conf_sum / lines.len() as f32 };
+    page.ocr = Some(OcrInfo { engine: engine.to_string(), dpi: px_per_pt * 72.0, confidence, hybrid: false });
+}
+
+/// The reading direction of most lines, to within their skew: the median angle of the
+/// lines in the most common quadrant.
+fn page_angle(lines: &[OcrLine]) -> f32 {
+    use std::f32::consts::FRAC_PI_2;
+    let angles: Vec<f32> = lines.iter().map(|l| l.quad.angle()).collect();
+    let quadrant = |a: f32| ((a / FRAC_PI_2).round() as i32).rem_euclid(4);
+    let mut counts = [0usize; 4];
+    for &a in &angles {
+        counts[quadrant(a) as usize] += 1;
+    }
+    let best = (0..4).max_by_key(|&q| counts[q]).unwrap_or(0) as i32;
+    let base = best as f32 * FRAC_PI_2;
+    let mut offsets: Vec<f32> = angles
+        .iter()
+        .filter(|&&a| quadrant(a) == best)
+        .map(|&a| (a - base + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI)
+        .collect();
+    offsets.sort_by(f32::total_cmp);
+    base + offsets.get(offsets.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn direction_of(angle: f32) -> Direction {
+    let deg = angle.to_degrees();
+    if (-45.0..45.0).contains(&deg) {
+        Direction::Ltr
+    } else if (45.0..135.0).contains(&deg) {
+        Direction::Ttb
+    } else if (-135.0..-45.0).contains(&deg) {
+        Direction::Btt
+    } else {
+        Direction::Rtl
+    }
+}
+
+fn block_kind(kind: RegionKind) -> BlockKind {
+    match kind {
+        RegionKind::Text => BlockKind::Text,
+        RegionKind::Title => BlockKind::Title,
+        RegionKind::Figure => BlockKind::Figure,
+        RegionKind::FigureCaption | RegionKind::TableCaption => BlockKind::Caption,
+        RegionKind::Table => BlockKind::Table,
+        RegionKind::Header => BlockKind::Header,
+        RegionKind::Footer => BlockKind::Footer,
+        RegionKind::Reference => BlockKind::Reference,
+        RegionKind::Equation => BlockKind::Formula,
+    }
+}
+
+/// Layout regions (image pixels) -> the page's blocks, each holding the page lines whose
+/// centre lies inside it (a line goes to the smallest such region). Works the same on OCR
+/// lines and on native ones (hybrid mode).
+pub fn regions_to_blocks(page: &mut Page, regions: &[LayoutRegion], px_per_pt: f32) {
+    let mut blocks: Vec<Block> = regions
+        .iter()
+        .map(|r| {
+            let [x0, y0, x1, y1] = r.bbox.map(|v| v / px_per_pt);
+            Block {
+                kind: block_kind(r.kind),
+                bbox: BBox::new(x0, y0, x1, y1),
+                lines: Vec::new(),
+                confidence: Some(r.score),
+            }
+        })
+        .collect();
+    for (i, line) in page.lines.iter().enumerate() {
+        let (cx, cy) = line.bbox.center();
+        let inside = |b: &&mut Block| b.bbox.x0 <= cx && cx <= b.bbox.x1 && b.bbox.top <= cy && cy <= b.bbox.bottom;
+        if let Some(b) = blocks
+            .iter_mut()
+            .filter(inside)
+            .min_by(|a, b| (a.bbox.width() * a.bbox.height()).total_cmp(&(b.bbox.width() * b.bbox.height())))
+        {
+            b.lines.push(i);
+        }
+    }
+    // Reading order of blocks: that of their first line; blocks without lines (figures) by position.
+    blocks.sort_by(|a, b| {
+        let key = |b: &Block| b.lines.first().map_or((1, b.bbox.top, b.bbox.x0), |&l| (0, l as f32, 0.0));
+        key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    page.blocks = blocks;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::OcrChar;
+
+    fn line(text: &str, quad: Quad) -> OcrLine {
+        let n = text.chars().count() as f32;
+        let chars = text
+            .chars()
+            .enumerate()
+            .map(|(i, ch)| OcrChar { ch, quad: quad.slice(i as f32 / n, (i + 1) as f32 / n), confidence: 0.9 })
+            .collect();
+        OcrLine { quad, text: text.into(), chars, confidence: 0.9 }
+    }
+
+    fn rect(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
+        Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    }
+
+    #[test]
+    fn lines_become_chars_words_and_text_in_points() {
+        let mut page = Page { width: 100.0, height: 100.0, ..Page::default() };
+        let lines = vec![line("second line", rect(0.0, 40.0, 110.0, 60.0)), line("first", rect(0.0, 0.0, 50.0, 20.0))];
+        lines_to_page(&mut page, &lines, 2.0, "tract");
+        assert_eq!(page.text, "first\nsecond line");
+        assert_eq!(page.words.len(), 3);
+        let f = page.chars.iter().find(|c| c.text == "f").unwrap();
+        assert_eq!(f.bbox, BBox::new(0.0, 0.0, 5.0, 10.0));
+        assert_eq!(f.origin, Origin::Ocr { confidence: 0.9 });
+        assert_eq!(page.ocr.as_ref().unwrap().dpi, 144.0);
+    }
+
+    #[test]
+    fn a_page_turned_a_quarter_reads_in_its_own_frame() {
+        // Text running downwards (page rotated 90° clockwise): earlier lines are further right.
+        let down = |x0: f32, x1: f32, y0: f32, y1: f32| Quad([[x1, y0], [x1, y1], [x0, y1], [x0, y0]]);
+        let lines = vec![line("later", down(0.0, 20.0, 0.0, 50.0)), line("first", down(40.0, 60.0, 0.0, 50.0))];
+        let mut page = Page { width: 100.0, height: 100.0, ..Page::default() };
+        lines_to_page(&mut page, &lines, 1.0, "tract");
+        assert_eq!(page.text, "first\nlater");
+        assert_eq!(page.chars[0].direction, Direction::Ttb);
+    }
+
+    #[test]
+    fn lines_fall_into_the_smallest_region_around_them() {
+        let mut page = Page { width: 100.0, height: 100.0, ..Page::default() };
+        lines_to_page(
+            &mut page,
+            &[line("title", rect(0.0, 0.0, 50.0, 10.0)), line("body", rect(0.0, 30.0, 40.0, 40.0))],
+            1.0,
+            "t",
+        );
+        let regions = vec![
+            LayoutRegion { kind: RegionKind::Text, bbox: [0.0, 25.0, 100.0, 50.0], score: 0.8 },
+            LayoutRegion { kind: RegionKind::Title, bbox: [0.0, 0.0, 60.0, 12.0], score: 0.9 },
+            LayoutRegion { kind: RegionKind::Figure, bbox: [0.0, 60.0, 100.0, 90.0], score: 0.7 },
+        ];
+        regions_to_blocks(&mut page, &regions, 1.0);
+        let kinds: Vec<BlockKind> = page.blocks.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, vec![BlockKind::Title, BlockKind::Text, BlockKind::Figure]);
+        assert_eq!(page.blocks[1].lines, vec![1]);
+    }
+}

@@ -1,0 +1,63 @@
+//! Raster input: image files decoded with the `image` crate, PDF pages rendered with hayro
+//! (a pure-Rust renderer that decodes DCT, Flate, CCITT, JBIG2 and JPX images).
+
+use std::sync::Arc;
+
+use hayro::hayro_interpret::InterpreterSettings;
+use hayro::hayro_syntax::Pdf;
+use hayro::vello_cpu::color::palette::css::WHITE;
+use hayro::{PixmapSettings, RenderCache, RenderSettings};
+use image::RgbImage;
+
+use crate::OcrError;
+
+/// PNG, JPEG or TIFF (first page) bytes -> RGB pixels (grey, 1-bit and alpha images are
+/// flattened).
+pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
+    let img = image::load_from_memory(bytes).map_err(|e| OcrError::Image(e.to_string()))?;
+    Ok(img.to_rgb8())
+}
+
+pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).map_err(|e| OcrError::Image(e.to_string()))?;
+    Ok(out.into_inner())
+}
+
+/// A PDF page as pixels, and how many pixels one PDF point spans.
+pub struct RenderedPage {
+    pub image: RgbImage,
+    pub scale: f32,
+}
+
+/// Pixels are capped at this many per side: a poster-sized page is not rendered at full dpi.
+const MAX_RENDER_SIDE: f32 = 8192.0;
+
+/// An open PDF for rendering pages one at a time.
+pub struct PdfRenderer {
+    pdf: Pdf,
+}
+
+impl PdfRenderer {
+    pub fn open(bytes: &[u8], password: &str) -> Result<PdfRenderer, OcrError> {
+        let pdf = Pdf::new_with_password(Arc::new(bytes.to_vec()), password)
+            .map_err(|e| OcrError::Image(format!("PDF render: {e:?}")))?;
+        Ok(PdfRenderer { pdf })
+    }
+
+    /// Renders page `index` (0-based) at `dpi`, rotation applied, on white.
+    pub fn render(&self, index: usize, dpi: f32) -> Result<RenderedPage, OcrError> {
+        let pages = self.pdf.pages();
+        let page = pages.get(index).ok_or_else(|| OcrError::Image(format!("PDF render: no page {}", index + 1)))?;
+        let (w, h) = page.render_dimensions();
+        let scale = (dpi / 72.0).min(MAX_RENDER_SIDE / w.max(h).max(1.0));
+        let settings = PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE };
+        let cache = RenderCache::new();
+        let pixmap =
+            hayro::render(page, &cache, &InterpreterSettings::default(), &RenderSettings::default(), &settings);
+        let (pw, ph) = (pixmap.width() as u32, pixmap.height() as u32);
+        let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+        let image = RgbImage::from_raw(pw, ph, rgb).ok_or_else(|| OcrError::Image("PDF render: bad pixmap".into()))?;
+        Ok(RenderedPage { image, scale })
+    }
+}

@@ -1,0 +1,215 @@
+//! Text lines: crops straightened from their quads, orientation (0°/180°), recognition in
+//! width-bucketed batches, CTC greedy decoding with per-character confidence.
+
+use image::RgbImage;
+
+use crate::backend::Tensor;
+use crate::geometry::Quad;
+
+/// Model input height of the PP-OCR recognition and orientation models.
+pub const LINE_HEIGHT: usize = 48;
+/// The orientation model's input width.
+pub const CLS_WIDTH: usize = 192;
+/// Recognition inputs are at least this wide (PaddleOCR's 3×48×320).
+pub const REC_MIN_WIDTH: usize = 320;
+/// Widths are rounded up to a multiple of this, so a few compiled shapes serve all lines.
+pub const REC_WIDTH_STEP: usize = 160;
+/// Lines wider than this (at height 48) are squeezed: 100 characters or more.
+pub const REC_MAX_WIDTH: usize = 3200;
+/// Crops taller than wide by this ratio hold vertical text: read them turned a quarter.
+pub const VERTICAL_RATIO: f32 = 1.5;
+
+/// Samples the quad's content, straightened, into an `out_w`×`out_h` image (bilinear;
+/// outside the page the edge pixels repeat).
+pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbImage {
+    let (w, h) = img.dimensions();
+    let mut out = RgbImage::new(out_w as u32, out_h as u32);
+    let raw = img.as_raw();
+    let px = |x: i64, y: i64, c: usize| -> f32 {
+        let x = x.clamp(0, w as i64 - 1) as usize;
+        let y = y.clamp(0, h as i64 - 1) as usize;
+        raw[(y * w as usize + x) * 3 + c] as f32
+    };
+    for oy in 0..out_h {
+        for ox in 0..out_w {
+            let [sx, sy] = q.at((ox as f32 + 0.5) / out_w as f32, (oy as f32 + 0.5) / out_h as f32);
+            let (sx, sy) = (sx - 0.5, sy - 0.5);
+            let (x0, y0) = (sx.floor(), sy.floor());
+            let (fx, fy) = (sx - x0, sy - y0);
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            let mut rgb = [0u8; 3];
+            for (c, v) in rgb.iter_mut().enumerate() {
+                let top = px(x0, y0, c) * (1.0 - fx) + px(x0 + 1, y0, c) * fx;
+                let bottom = px(x0, y0 + 1, c) * (1.0 - fx) + px(x0 + 1, y0 + 1, c) * fx;
+                *v = (top * (1.0 - fy) + bottom * fy).round().clamp(0.0, 255.0) as u8;
+            }
+            out.put_pixel(ox as u32, oy as u32, image::Rgb(rgb));
+        }
+    }
+    out
+}
+
+/// Width of a line at the model's height, keeping its aspect ratio.
+pub fn scaled_width(q: &Quad) -> usize {
+    let ratio = q.width() / q.height().max(1.0);
+    ((LINE_HEIGHT as f32 * ratio).ceil() as usize).clamp(1, REC_MAX_WIDTH)
+}
+
+/// The recognition input width for a batch whose widest line is `widest`.
+pub fn bucket_width(widest: usize) -> usize {
+    widest.max(REC_MIN_WIDTH).div_ceil(REC_WIDTH_STEP) * REC_WIDTH_STEP
+}
+
+/// Orientation model output (N×2: 0°, 180°) -> probability that each line is upside down.
+pub fn upside_down_probabilities(out: &Tensor) -> Vec<f32> {
+    out.data.chunks(2).map(|p| p[1] / (p[0] + p[1]).max(f32::MIN_POSITIVE)).collect()
+}
+
+/// Which lines to turn upside down. A page's lines share an orientation, and the model is
+/// sure of only some of them, so lines vote: all lines running in one direction (to the
+/// nearest quarter turn) flip together when their mean 180° probability is above one half.
+pub fn orientation_votes(angles: &[f32], upside_down: &[f32]) -> Vec<bool> {
+    let quadrant = |a: f32| ((a / std::f32::consts::FRAC_PI_2).round() as i32).rem_euclid(4) as usize;
+    let mut sum = [0.0f32; 4];
+    let mut count = [0usize; 4];
+    for (&a, &p) in angles.iter().zip(upside_down) {
+        sum[quadrant(a)] += p;
+        count[quadrant(a)] += 1;
+    }
+    angles.iter().map(|&a| sum[quadrant(a)] > 0.5 * count[quadrant(a)] as f32).collect()
+}
+
+/// One decoded character: its text, the CTC steps it spans, its probability.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub ch: char,
+    pub first_step: usize,
+    pub last_step: usize,
+    pub confidence: f32,
+}
+
+/// The model's class list: blank, the dictionary, then the space PP-OCR appends.
+pub fn classes(dictionary: &str) -> Vec<char> {
+    let mut v = vec!['\0'];
+    v.extend(dictionary.lines().filter_map(|l| l.chars().next()));
+    v.push(' ');
+    v
+}
+
+/// CTC greedy decoding of one line: best class per step, repeats merged, blanks dropped.
+pub fn ctc_greedy(probs: &[f32], steps: usize, classes: &[char]) -> Vec<Decoded> {
+    let n = probs.len() / steps.max(1);
+    let mut out: Vec<Decoded> = Vec::new();
+    let mut prev = 0usize;
+    for t in 0..steps {
+        let row = &probs[t * n..(t + 1) * n];
+        let (best, p) = row.iter().enumerate().fold((0, f32::MIN), |a, (i, &v)| if v > a.1 { (i, v) } else { a });
+        if best != 0 && best == prev {
+            if let Some(last) = out.last_mut() {
+                last.last_step = t;
+                last.confidence = last.confidence.max(p);
+            }
+        } else if best != 0
+            && let Some(&ch) = classes.get(best)
+        {
+            out.push(Decoded { ch, first_step: t, last_step: t, confidence: p });
+        }
+        prev = best;
+    }
+    latin_width_forms(&mut out);
+    // Spaces at the ends of a line carry no text.
+    while out.last().is_some_and(|d| d.ch == ' ') {
+        out.pop();
+    }
+    let lead = out.iter().take_while(|d| d.ch == ' ').count();
+    out.drain(..lead);
+    out
+}
+
+/// The recognition model was trained on Chinese as much as on Latin text, and often reads
+/// Latin punctuation and digits as their full-width forms (U+FF01..U+FF5E). Those become
+/// ASCII unless a neighbour is CJK, where the full-width form is the right one.
+fn latin_width_forms(chars: &mut [Decoded]) {
+    let is_cjk = |c: char| matches!(c as u32, 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF01..=0xFF5E);
+    let wide = |c: char| matches!(c as u32, 0xFF01..=0xFF5E);
+    let cjk_near = |chars: &[Decoded], i: usize| {
+        let before = chars[..i].iter().rev().find(|d| d.ch != ' ').is_some_and(|d| is_cjk(d.ch) && !wide(d.ch));
+        let after = chars[i + 1..].iter().find(|d| d.ch != ' ').is_some_and(|d| is_cjk(d.ch) && !wide(d.ch));
+        before || after
+    };
+    for i in 0..chars.len() {
+        if wide(chars[i].ch)
+            && !cjk_near(chars, i)
+            && let Some(ascii) = char::from_u32(chars[i].ch as u32 - 0xFEE0)
+        {
+            chars[i].ch = ascii;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_hot(seq: &[usize], n: usize) -> Vec<f32> {
+        seq.iter().flat_map(|&c| (0..n).map(move |i| if i == c { 0.9 } else { 0.1 / (n - 1) as f32 })).collect()
+    }
+
+    #[test]
+    fn ctc_merges_repeats_and_drops_blanks() {
+        let classes = classes("a\nb\nl");
+        // blank a a blank b b l blank l space
+        let probs = one_hot(&[0, 1, 1, 0, 2, 2, 3, 0, 3, 4], 5);
+        let d = ctc_greedy(&probs, 10, &classes);
+        let text: String = d.iter().map(|d| d.ch).collect();
+        assert_eq!(text, "abll");
+        assert_eq!((d[0].first_step, d[0].last_step), (1, 2));
+    }
+
+    #[test]
+    fn full_width_punctuation_becomes_ascii_beside_latin_but_not_beside_chinese() {
+        let dec = |s: &str| -> Vec<Decoded> {
+            s.chars().enumerate().map(|(i, ch)| Decoded { ch, first_step: i, last_step: i, confidence: 1.0 }).collect()
+        };
+        let mut latin = dec("Tuesday，January １３");
+        latin_width_forms(&mut latin);
+        assert_eq!(latin.iter().map(|d| d.ch).collect::<String>(), "Tuesday,January 13");
+        let mut chinese = dec("中文，文字");
+        latin_width_forms(&mut chinese);
+        assert_eq!(chinese.iter().map(|d| d.ch).collect::<String>(), "中文，文字");
+    }
+
+    #[test]
+    fn crop_straightens_a_rotated_quad() {
+        let mut img = RgbImage::from_pixel(40, 40, image::Rgb([255, 255, 255]));
+        // A dark left half of the region x 10..30, y 10..20.
+        for y in 10..20 {
+            for x in 10..20 {
+                img.put_pixel(x, y, image::Rgb([0, 0, 0]));
+            }
+        }
+        let q = Quad([[10.0, 10.0], [30.0, 10.0], [30.0, 20.0], [10.0, 20.0]]);
+        let c = crop_quad(&img, &q, 20, 10);
+        assert_eq!(c.get_pixel(2, 5)[0], 0);
+        assert_eq!(c.get_pixel(17, 5)[0], 255);
+        // Upside down, the dark half is on the right.
+        let c = crop_quad(&img, &q.half_turn(), 20, 10);
+        assert_eq!(c.get_pixel(17, 5)[0], 0);
+    }
+
+    #[test]
+    fn lines_of_one_direction_flip_together() {
+        let right = 0.0;
+        let down = std::f32::consts::FRAC_PI_2;
+        // Three upside-down lines, one of which the model doubts; one vertical line alone.
+        let flips = orientation_votes(&[right, right, right, down], &[0.95, 0.3, 0.9, 0.2]);
+        assert_eq!(flips, vec![true, true, true, false]);
+    }
+
+    #[test]
+    fn widths_bucket_to_few_shapes() {
+        assert_eq!(bucket_width(100), 320);
+        assert_eq!(bucket_width(321), 480);
+        assert_eq!(bucket_width(480), 480);
+    }
+}

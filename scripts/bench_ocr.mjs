@@ -1,0 +1,81 @@
+// Seconds per page and accuracy of OCR, docsift (native CLI, tract on the CPU) side by side
+// with tesseract.js 7 (eng, offline from @tesseract.js-data/eng) in Node, on the same page
+// images: the corpus scans with ground truth, and born-digital pages rendered by
+// `docsift render` whose own text layer is the truth. CER and word F1 after whitespace
+// normalisation. Usage:
+//   npm install --no-save tesseract.js @tesseract.js-data/eng && node scripts/bench_ocr.mjs [--repeat 2]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
+const TARGET = process.env.CARGO_TARGET_DIR || join(process.env.HOME, '.cache', 'docsift', 'target');
+const DOCSIFT = join(TARGET, 'release', 'docsift');
+const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1]) || 2;
+const threads = Number(process.argv[process.argv.indexOf('--threads') + 1]) || 1;
+const require = createRequire(join(ROOT, 'package.json'));
+const { createWorker } = require('tesseract.js');
+const langPath = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+
+const tmp = mkdtempSync(join(tmpdir(), 'docsift-ocr-'));
+const ds = (args, env = {}) => execFileSync(DOCSIFT, args, { env: { ...process.env, ...env }, maxBuffer: 1 << 28 }).toString();
+
+// [name, image, truth text]
+const pages = [
+  ['phototest.tif', 'ocr/tesseract-test/testing/phototest.tif', 'ocr/tesseract-test/testing/phototest.gold.txt'],
+  ['linn.png (300 dpi)', 'ocr/ocrmypdf/tests/resources/linn.png', 'ocr/ocrmypdf/tests/resources/linn.txt'],
+  ['8071_093.3B.tif (UNLV)', 'ocr/tesseract-test/testing/8071_093.3B.tif', 'ocr/tesseract-test/testing/8071_093.3B.txt'],
+].map(([n, img, truth]) => [n, join(CORPUS, img), readFileSync(join(CORPUS, truth), 'utf8')]);
+for (const [name, pdf] of [['tracemonkey p1', 'pdfjs/test/pdfs/tracemonkey.pdf'], ['scotus-transcript p1', 'pdfplumber/tests/pdfs/scotus-transcript-p1.pdf']]) {
+  const png = join(tmp, name.replace(/\W+/g, '_') + '.png');
+  ds(['render', join(CORPUS, pdf), '--page', '1', '--dpi', '150', '-o', png]);
+  pages.push([`${name} (150 dpi)`, png, ds(['extract', join(CORPUS, pdf), '--pages', '1', '--ocr', 'off'])]);
+}
+
+const norm = (s) => s.replace(/\s+/g, ' ').trim();
+function cer(got, want) {
+  const g = [...norm(got)], w = [...norm(want)];
+  let prev = Array.from({ length: g.length + 1 }, (_, j) => j);
+  for (let i = 0; i < w.length; i++) {
+    const cur = [i + 1];
+    for (let j = 0; j < g.length; j++) cur.push(Math.min(prev[j] + (w[i] === g[j] ? 0 : 1), prev[j + 1] + 1, cur[j] + 1));
+    prev = cur;
+  }
+  return prev[g.length] / Math.max(1, w.length);
+}
+function f1(got, want) {
+  const count = (s) => { const m = new Map(); for (const t of norm(s).split(' ').filter(Boolean)) m.set(t, (m.get(t) || 0) + 1); return m; };
+  const g = count(got), w = count(want);
+  let hit = 0, ng = 0, nw = 0;
+  for (const [t, n] of g) { ng += n; hit += Math.min(n, w.get(t) || 0); }
+  for (const n of w.values()) nw += n;
+  return hit === 0 ? 0 : (2 * hit) / (ng + nw);
+}
+
+const worker = await createWorker('eng', 1, { langPath, cachePath: tmp, gzip: true });
+const rows = [];
+for (const [name, img, truth] of pages) {
+  const bench = ds(['bench', '--repeat', String(repeat), '--threads', String(threads), img]);
+  const dsSecs = Number(bench.split('\n').find((l) => l.startsWith('TOTAL')).split('\t')[2]);
+  const dsText = ds(['extract', img]);
+  let tSecs = Infinity, tText = '';
+  for (let i = 0; i < repeat; i++) {
+    const t = performance.now();
+    const { data } = await worker.recognize(readFileSync(img));
+    tSecs = Math.min(tSecs, (performance.now() - t) / 1000);
+    tText = data.text;
+  }
+  rows.push({ name, dsSecs, tSecs, dsCer: cer(dsText, truth), tCer: cer(tText, truth), dsF1: f1(dsText, truth), tF1: f1(tText, truth) });
+}
+await worker.terminate();
+
+const fmt = (v, d = 3) => v.toFixed(d);
+console.log(`docsift: ${threads} thread(s), best of ${repeat}; tesseract.js: one worker, best of ${repeat}`);
+console.log('page\tdocsift s\ttesseract.js s\tratio\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
+for (const r of rows) console.log(`${r.name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.dsCer)}\t${fmt(r.tCer)}\t${fmt(r.dsF1)}\t${fmt(r.tF1)}`);
+const sum = (k) => rows.reduce((a, r) => a + r[k], 0);
+console.log(`TOTAL\t${fmt(sum('dsSecs'), 2)}\t${fmt(sum('tSecs'), 2)}\t${fmt(sum('tSecs') / sum('dsSecs'), 2)}\t${fmt(sum('dsCer') / rows.length)}\t${fmt(sum('tCer') / rows.length)}\t${fmt(sum('dsF1') / rows.length)}\t${fmt(sum('tF1') / rows.length)}`);
