@@ -198,14 +198,11 @@ impl PdfOcr {
         let renderer = self.renderer.get_or_init(|| {
             PdfRenderer::open(self.bytes.as_deref().unwrap_or_default(), &self.password).map_err(|e| e.to_string())
         });
-        let renderer = match renderer {
-            Ok(r) => r,
-            Err(e) => {
-                page.warnings.push(Warning::page(page.number, format!("the page could not be rendered for OCR: {e}")));
-                return Ok(());
-            }
+        let rendered = match renderer {
+            Ok(r) => r.render(index, render_dpi(page)).map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
         };
-        let rendered = match renderer.render(index, render_dpi(page)) {
+        let rendered = match rendered {
             Ok(r) => r,
             Err(e) => {
                 page.warnings.push(Warning::page(page.number, format!("the page could not be rendered for OCR: {e}")));

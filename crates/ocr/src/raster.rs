@@ -24,6 +24,13 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
     Ok(out.into_inner())
 }
 
+/// The renderer is a large third-party body of code fed hostile files: a panic in it
+/// becomes an error for that page, not a crash of the extraction.
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, OcrError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .map_err(|_| OcrError::Image("PDF render: the renderer failed on this page".into()))
+}
+
 /// A PDF page as pixels, and how many pixels one PDF point spans.
 pub struct RenderedPage {
     pub image: RgbImage,
@@ -40,7 +47,7 @@ pub struct PdfRenderer {
 
 impl PdfRenderer {
     pub fn open(bytes: &[u8], password: &str) -> Result<PdfRenderer, OcrError> {
-        let pdf = Pdf::new_with_password(Arc::new(bytes.to_vec()), password)
+        let pdf = guarded(|| Pdf::new_with_password(Arc::new(bytes.to_vec()), password))?
             .map_err(|e| OcrError::Image(format!("PDF render: {e:?}")))?;
         Ok(PdfRenderer { pdf })
     }
