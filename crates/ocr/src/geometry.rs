@@ -175,7 +175,7 @@ pub fn min_area_rect(points: Vec<Point>) -> Option<RotatedRect> {
 fn normalise_axis(center: Point, u: Point, w: f32, h: f32) -> RotatedRect {
     let candidates = [(u, w, h), ([-u[1], u[0]], h, w), ([-u[0], -u[1]], w, h), ([u[1], -u[0]], h, w)];
     let (axis, width, height) =
-        candidates.into_iter().max_by(|a, b| a.0[0].total_cmp(&b.0[0])).expect("four candidates");
+        candidates.into_iter().fold(candidates[0], |best, c| if c.0[0] > best.0[0] { c } else { best });
     RotatedRect { center, axis, width, height }
 }
 

@@ -89,7 +89,7 @@ pub fn outputs_to_regions(out: &[Tensor], w: u32, h: u32) -> Vec<LayoutRegion> {
         let mut level_candidates: Vec<LayoutRegion> = Vec::new();
         for cell in 0..cells {
             let row = &scores.data[cell * classes..(cell + 1) * classes];
-            let (best, &score) = row.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).expect("classes");
+            let Some((best, &score)) = row.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else { continue };
             if score <= SCORE_THRESH || best >= KINDS.len() {
                 continue;
             }
