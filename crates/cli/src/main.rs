@@ -83,6 +83,10 @@ enum Command {
         /// ~/.cache/docsift-tools/models, filled by `python3 scripts/models.py`).
         #[arg(long)]
         models: Option<PathBuf>,
+        /// Where the models run: the CPU (tract), or the GPU through WebGPU's native
+        /// backends (wonnx on Vulkan/Metal/DX12).
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: BackendArg,
     },
     /// Find near-duplicate documents among files (directories are walked).
     Dedup {
@@ -124,6 +128,8 @@ enum Command {
         /// Folder of the OCR model files, for scans and images (as for `extract`).
         #[arg(long)]
         models: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: BackendArg,
     },
     /// Render a PDF page to PNG (what OCR sees).
     Render {
@@ -194,9 +200,19 @@ fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result
     Ok(())
 }
 
-/// OCR models from `--models`, else the default folder; read on first use.
-fn ocr_models(arg: Option<PathBuf>) -> std::sync::Arc<docsift::OcrModels> {
-    std::sync::Arc::new(docsift::OcrModels::from_dir(arg.unwrap_or_else(docsift::default_models_dir)))
+#[derive(Clone, Copy, ValueEnum)]
+enum BackendArg {
+    Cpu,
+    Webgpu,
+}
+
+/// OCR models from `--models`, else the default folder, on the chosen backend; read on first use.
+fn ocr_models(arg: Option<PathBuf>, backend: BackendArg) -> std::sync::Arc<docsift::OcrModels> {
+    let dir = arg.unwrap_or_else(docsift::default_models_dir);
+    std::sync::Arc::new(match backend {
+        BackendArg::Cpu => docsift::OcrModels::from_dir(dir),
+        BackendArg::Webgpu => docsift::OcrModels::from_dir_on_gpu(dir),
+    })
 }
 
 struct ExtractArgs {
@@ -206,6 +222,7 @@ struct ExtractArgs {
     ocr: OcrArg,
     layout: bool,
     models: Option<PathBuf>,
+    backend: BackendArg,
 }
 
 fn extract(files: &[PathBuf], args: ExtractArgs) -> Result<(), String> {
@@ -220,7 +237,7 @@ fn extract(files: &[PathBuf], args: ExtractArgs) -> Result<(), String> {
             OcrArg::Force => docsift::OcrMode::Force,
         },
         layout: args.layout,
-        ocr_models: Some(ocr_models(args.models)),
+        ocr_models: Some(ocr_models(args.models, args.backend)),
         ..Options::default()
     };
     let never = AtomicBool::new(false);
@@ -280,11 +297,17 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn bench(files: &[PathBuf], threads: usize, repeat: usize, models: Option<PathBuf>) -> Result<(), String> {
+fn bench(
+    files: &[PathBuf],
+    threads: usize,
+    repeat: usize,
+    models: Option<PathBuf>,
+    backend: BackendArg,
+) -> Result<(), String> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
     let never = AtomicBool::new(false);
     // Models load on the first page that needs OCR, so only that file's first run pays for it.
-    let opts = Options { ocr_models: Some(ocr_models(models)), ..Options::default() };
+    let opts = Options { ocr_models: Some(ocr_models(models, backend)), ..Options::default() };
     let (mut total_pages, mut total_secs) = (0usize, 0f64);
     println!("file\tpages\tseconds\tpages/s");
     for path in files {
@@ -452,10 +475,10 @@ fn dedup(paths: &[PathBuf], config: docsift::dedup::Config, format: DedupFormat)
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Extract { files, pages, password, format, ocr, layout, models } => {
-            extract(&files, ExtractArgs { pages, password, format, ocr, layout, models })
+        Command::Extract { files, pages, password, format, ocr, layout, models, backend } => {
+            extract(&files, ExtractArgs { pages, password, format, ocr, layout, models, backend })
         }
-        Command::Bench { files, threads, repeat, models } => bench(&files, threads, repeat, models),
+        Command::Bench { files, threads, repeat, models, backend } => bench(&files, threads, repeat, models, backend),
         Command::Render { file, page, dpi, password, output } => render(&file, page, dpi, password, &output),
         Command::Html { paths, format, url } => html(&paths, format, url),
         Command::Dedup { paths, threshold, shingles, num_perm, format } => {

@@ -99,6 +99,19 @@ impl OcrModels {
         })
     }
 
+    /// The models in `dir` run on the GPU (wonnx), from the static-shape files
+    /// `scripts/models.py` prepared under `dir/wonnx`; fails on first use without an adapter.
+    #[cfg(feature = "webgpu")]
+    pub fn from_dir_on_gpu(dir: PathBuf) -> OcrModels {
+        OcrModels::lazy(move || {
+            let rec = std::fs::read(dir.join(ModelKind::Recognition.file_name()))
+                .map_err(|e| Error::new(ErrorKind::Model, format!("{}: {e}", dir.display())))?;
+            let dictionary = docsift_ocr::rec_dictionary(&rec).map_err(to_error)?;
+            let gpu = docsift_ocr::WonnxBackend::open(&dir).map_err(to_error)?;
+            Ok(Engine::new(Box::new(gpu), &dictionary))
+        })
+    }
+
     pub fn loaded(engine: Engine) -> OcrModels {
         let cell = OnceLock::new();
         let _ = cell.set(Ok(Arc::new(engine)));

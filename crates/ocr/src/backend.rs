@@ -51,5 +51,10 @@ pub trait Backend: Send + Sync {
     fn has(&self, model: ModelKind) -> bool;
     /// Images per call that run fastest (a GPU wants many, a CPU runtime may want one).
     fn batch_size(&self, model: ModelKind) -> usize;
+    /// The only input shapes a runtime with static graphs accepts, smallest first; None when
+    /// any shape runs.
+    fn fixed_shapes(&self, _model: ModelKind) -> Option<Vec<Vec<usize>>> {
+        None
+    }
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError>;
 }

@@ -45,9 +45,9 @@ const MIN_BOX_SIDE: f32 = 3.0;
 /// Regions whose grown rectangle is thinner than this are dropped too (PaddleOCR's min_size + 2).
 const MIN_GROWN_SIDE: f32 = 5.0;
 
-/// Normalised input tensor and the model-input size it was resized to.
-pub fn image_to_input(img: &RgbImage, p: &DetParams) -> (Tensor, (u32, u32)) {
-    let (w, h) = img.dimensions();
+/// The model-input size for a w×h image: scaled so the short side reaches `min_side` and
+/// the long side stays within `max_side`, in multiples of the network stride.
+pub fn input_size(w: u32, h: u32, p: &DetParams) -> (u32, u32) {
     let mut scale = 1.0f32;
     if w.min(h) < p.min_side {
         scale = p.min_side as f32 / w.min(h) as f32;
@@ -56,9 +56,22 @@ pub fn image_to_input(img: &RgbImage, p: &DetParams) -> (Tensor, (u32, u32)) {
         scale = p.max_side as f32 / w.max(h) as f32;
     }
     let round = |v: u32| (((v as f32 * scale) / DET_STRIDE as f32).round() as u32).max(1) * DET_STRIDE;
-    let (tw, th) = (round(w), round(h));
+    (round(w), round(h))
+}
+
+/// Normalised input tensor and the size the image was resized to inside it. With a
+/// `canvas` (a runtime with static shapes) the image goes in its top-left corner, shrunk
+/// to fit when the canvas is smaller, and the rest stays blank.
+pub fn image_to_input(img: &RgbImage, p: &DetParams, canvas: Option<(u32, u32)>) -> (Tensor, (u32, u32)) {
+    let (w, h) = img.dimensions();
+    let (mut tw, mut th) = input_size(w, h, p);
+    let (cw, ch) = canvas.unwrap_or((tw, th));
+    if tw > cw || th > ch {
+        let fit = (cw as f32 / tw as f32).min(ch as f32 / th as f32);
+        (tw, th) = (((tw as f32 * fit) as u32).clamp(1, cw), ((th as f32 * fit) as u32).clamp(1, ch));
+    }
     let resized = if (tw, th) == (w, h) { img.clone() } else { resize(img, tw, th, FilterType::Triangle) };
-    (bgr_tensor(&resized, 1, tw as usize, th as usize), (tw, th))
+    (bgr_tensor(&resized, 1, cw as usize, ch as usize), (tw, th))
 }
 
 /// The PP-OCR models read BGR, scaled to [-1, 1], in NCHW; `data` may hold several images.
@@ -236,10 +249,24 @@ mod tests {
     #[test]
     fn input_is_scaled_to_multiples_of_32() {
         let img = RgbImage::new(500, 300);
-        let (t, (w, h)) = image_to_input(&img, &DetParams::default());
+        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), None);
         assert_eq!((w % 32, h % 32), (0, 0));
         assert_eq!(h, 736);
         assert_eq!(t.shape, vec![1, 3, h as usize, w as usize]);
         assert!(t.data.iter().all(|&v| v == -1.0));
+    }
+
+    #[test]
+    fn a_fixed_canvas_holds_the_image_top_left_and_shrinks_it_to_fit() {
+        let img = RgbImage::new(500, 300);
+        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), Some((1600, 1248)));
+        assert_eq!(t.shape, vec![1, 3, 1248, 1600]);
+        assert_eq!((w, h), input_size(500, 300, &DetParams::default()));
+        // Black pixels inside the image, blank (0) beyond it.
+        assert_eq!(t.data[0], -1.0);
+        assert_eq!(t.data[1248 * 1600 - 1], 0.0);
+        let (t, (w, h)) = image_to_input(&RgbImage::new(3000, 1000), &DetParams::default(), Some((960, 736)));
+        assert_eq!(t.shape, vec![1, 3, 736, 960]);
+        assert!(w <= 960 && h <= 736 && w == 960, "{w}x{h}");
     }
 }

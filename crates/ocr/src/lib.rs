@@ -11,16 +11,20 @@ mod page;
 mod raster;
 mod rec;
 mod tract;
+#[cfg(feature = "wonnx")]
+mod webgpu;
 
 pub use image::RgbImage;
 
 pub use backend::{Backend, ModelKind, Tensor};
-pub use det::DetParams;
+pub use det::{DetParams, bgr_tensor};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
 pub use raster::{PdfRenderer, RenderedPage, decode_image, encode_png};
 pub use tract::TractBackend;
+#[cfg(feature = "wonnx")]
+pub use webgpu::{PREPARED_DIR, WonnxBackend, adapter_available};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OcrError {
@@ -34,6 +38,8 @@ pub enum OcrError {
     Image(String),
     #[error("cancelled")]
     Cancelled,
+    #[error("no GPU adapter (WebGPU/Vulkan) is available")]
+    NoGpu,
 }
 
 /// Where the pipeline is, reported between model calls; the callback returns false to cancel.
@@ -131,12 +137,17 @@ impl Engine {
         if w == 0 || h == 0 {
             return Ok(Vec::new());
         }
-        let (input, (tw, th)) = det::image_to_input(img, &self.det);
+        let canvas = self.backend.fixed_shapes(ModelKind::Detection).and_then(|shapes| {
+            let (tw, th) = det::input_size(w, h, &self.det);
+            fit_shape(&shapes, th as usize, tw as usize).map(|(ch, cw)| (cw as u32, ch as u32))
+        });
+        let (input, (tw, th)) = det::image_to_input(img, &self.det, canvas);
+        let (cw, ch) = (input.shape[3], input.shape[2]);
         let out = self.backend.run(ModelKind::Detection, &input)?;
         let prob =
             out.first().ok_or_else(|| OcrError::Model { model: ModelKind::Detection, message: "no output".into() })?;
         let (sx, sy) = (w as f32 / tw as f32, h as f32 / th as f32);
-        let boxes = det::probabilities_to_boxes(&prob.data, tw as usize, th as usize, &self.det);
+        let boxes = det::probabilities_to_boxes(&prob.data, cw, ch, &self.det);
         Ok(boxes
             .iter()
             .map(|b| {
@@ -197,9 +208,14 @@ impl Engine {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
-        let widths: Vec<usize> = batch.iter().map(rec::scaled_width).collect();
+        let mut widths: Vec<usize> = batch.iter().map(rec::scaled_width).collect();
         let h = rec::LINE_HEIGHT;
-        let w = rec::bucket_width(widths.iter().copied().max().unwrap_or(0));
+        let mut w = rec::bucket_width(widths.iter().copied().max().unwrap_or(0));
+        if let Some((_, fixed)) = self.backend.fixed_shapes(ModelKind::Recognition).and_then(|s| fit_shape(&s, h, w)) {
+            // Lines wider than the widest prepared input are squeezed into it.
+            w = fixed;
+            widths.iter_mut().for_each(|lw| *lw = (*lw).min(w));
+        }
         let mut input = Tensor::zeros(vec![batch.len(), 3, h, w]);
         for (slot, q) in batch.iter().enumerate() {
             let crop = rec::crop_quad(img, q, widths[slot], h);
@@ -229,6 +245,24 @@ impl Engine {
         let out = self.backend.run(ModelKind::Layout, &input)?;
         Ok(layout::outputs_to_regions(&out, img.width(), img.height()))
     }
+}
+
+/// The character dictionary stored in a recognition model file (its `character` metadata).
+pub fn rec_dictionary(rec_onnx: &[u8]) -> Result<String, OcrError> {
+    TractBackend::new(&[(ModelKind::Recognition, rec_onnx)])?
+        .metadata(ModelKind::Recognition, "character")
+        .ok_or(OcrError::NoDictionary)
+}
+
+/// Of a runtime's static input shapes (N×C×H×W), the smallest that holds h×w, else the
+/// largest (the input is then shrunk into it); None when there are none.
+fn fit_shape(shapes: &[Vec<usize>], h: usize, w: usize) -> Option<(usize, usize)> {
+    let sizes = shapes.iter().filter_map(|s| match s.as_slice() {
+        &[_, _, sh, sw] => Some((sh, sw)),
+        _ => None,
+    });
+    let area = |&(sh, sw): &(usize, usize)| sh * sw;
+    sizes.clone().filter(|&(sh, sw)| sh >= h && sw >= w).min_by_key(area).or_else(|| sizes.max_by_key(area))
 }
 
 /// Places each decoded character on the line: CTC step t covers input columns
@@ -261,4 +295,18 @@ fn decoded_to_line(
         });
     }
     Some(OcrLine { quad: *quad, text: decoded.iter().map(|d| d.ch).collect(), chars, confidence })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_shapes_pick_the_smallest_that_holds_the_input_else_the_largest() {
+        let shapes = vec![vec![1, 3, 48, 320], vec![1, 3, 48, 640], vec![1, 3, 48, 1600]];
+        assert_eq!(fit_shape(&shapes, 48, 300), Some((48, 320)));
+        assert_eq!(fit_shape(&shapes, 48, 480), Some((48, 640)));
+        assert_eq!(fit_shape(&shapes, 48, 2400), Some((48, 1600)));
+        assert_eq!(fit_shape(&[], 48, 320), None);
+    }
 }

@@ -1,0 +1,170 @@
+//! The WebGPU backend: wonnx on wgpu (Vulkan, Metal or DX12 natively; lavapipe in tests).
+//! It runs only the files scripts/prepare_models.py wrote — one per model and static input
+//! shape, rewritten where wonnx computes wrong results — and each is trusted only after the
+//! parity tests compare it with tract.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use protobuf::Message;
+use wonnx::utils::{InputTensor, OutputTensor};
+
+use crate::OcrError;
+use crate::backend::{Backend, ModelKind, Tensor};
+
+/// Sub-folder of the models folder that holds the prepared files.
+pub const PREPARED_DIR: &str = "wonnx";
+
+/// One prepared model file: its static input shape and where it is.
+struct Prepared {
+    shape: Vec<usize>,
+    bytes: Vec<u8>,
+    input: String,
+    /// Output names in the model's order, with their static shapes.
+    outputs: Vec<(String, Vec<usize>)>,
+    /// Compiled on first use; a session owns GPU buffers, so calls on it take turns.
+    session: Mutex<Option<Arc<Mutex<wonnx::Session>>>>,
+}
+
+pub struct WonnxBackend {
+    models: HashMap<ModelKind, Vec<Prepared>>,
+}
+
+fn gpu_err(model: ModelKind, e: impl std::fmt::Display) -> OcrError {
+    OcrError::Model { model, message: e.to_string() }
+}
+
+/// `rec_1x3x48x320.onnx` → (Recognition, [1, 3, 48, 320]).
+fn parse_file_name(name: &str) -> Option<(ModelKind, Vec<usize>)> {
+    let (stem, shape) = name.strip_suffix(".onnx")?.split_once('_')?;
+    let kind = ModelKind::ALL.into_iter().find(|k| k.file_name().strip_suffix(".onnx") == Some(stem))?;
+    let shape = shape.split('x').map(|d| d.parse().ok()).collect::<Option<Vec<usize>>>()?;
+    Some((kind, shape))
+}
+
+/// Whether wgpu finds an adapter here (wonnx itself panics when there is none).
+pub fn adapter_available() -> bool {
+    let backends = wgpu::util::backend_bits_from_env().unwrap_or(wgpu::Backends::PRIMARY);
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..Default::default() });
+    pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, backends, None)).is_some()
+}
+
+impl WonnxBackend {
+    /// Reads every prepared file under `models_dir/wonnx`. Fails when no GPU adapter exists.
+    pub fn open(models_dir: &Path) -> Result<Self, OcrError> {
+        if !adapter_available() {
+            return Err(OcrError::NoGpu);
+        }
+        let dir = models_dir.join(PREPARED_DIR);
+        let entries = std::fs::read_dir(&dir).map_err(|e| OcrError::Image(format!("{}: {e}", dir.display())))?;
+        let mut models: HashMap<ModelKind, Vec<Prepared>> = HashMap::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some((kind, shape)) = parse_file_name(&name) else { continue };
+            let bytes = std::fs::read(entry.path()).map_err(|e| gpu_err(kind, e))?;
+            let proto = wonnx::onnx::ModelProto::parse_from_bytes(&bytes).map_err(|e| gpu_err(kind, e))?;
+            let graph = proto.get_graph();
+            let inits: Vec<&str> = graph.get_initializer().iter().map(|t| t.get_name()).collect();
+            let input = graph
+                .get_input()
+                .iter()
+                .map(|i| i.get_name())
+                .find(|n| !inits.contains(n))
+                .ok_or_else(|| gpu_err(kind, "prepared model has no input"))?
+                .to_string();
+            let outputs = graph
+                .get_output()
+                .iter()
+                .map(|o| {
+                    let dims = o.get_field_type().get_tensor_type().get_shape().get_dim();
+                    (o.get_name().to_string(), dims.iter().map(|d| d.get_dim_value().max(0) as usize).collect())
+                })
+                .collect();
+            models.entry(kind).or_default().push(Prepared { shape, bytes, input, outputs, session: Mutex::new(None) });
+        }
+        Ok(WonnxBackend { models })
+    }
+
+    /// The input shapes prepared for a model, smallest first.
+    pub fn shapes(&self, model: ModelKind) -> Vec<Vec<usize>> {
+        let mut s: Vec<Vec<usize>> =
+            self.models.get(&model).map(|v| v.iter().map(|p| p.shape.clone()).collect()).unwrap_or_default();
+        s.sort_by_key(|s| s.iter().product::<usize>());
+        s
+    }
+
+    fn session(&self, model: ModelKind, shape: &[usize]) -> Result<(&Prepared, Arc<Mutex<wonnx::Session>>), OcrError> {
+        let prepared = self
+            .models
+            .get(&model)
+            .and_then(|v| v.iter().find(|p| p.shape == shape))
+            .ok_or_else(|| gpu_err(model, format!("no file prepared for input shape {shape:?}")))?;
+        let mut slot = prepared.session.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = slot.as_ref() {
+            return Ok((prepared, s.clone()));
+        }
+        let session = pollster::block_on(wonnx::Session::from_bytes(&prepared.bytes)).map_err(|e| gpu_err(model, e))?;
+        let session = Arc::new(Mutex::new(session));
+        *slot = Some(session.clone());
+        Ok((prepared, session))
+    }
+}
+
+impl Backend for WonnxBackend {
+    fn name(&self) -> &'static str {
+        "wonnx"
+    }
+
+    fn has(&self, model: ModelKind) -> bool {
+        self.models.contains_key(&model)
+    }
+
+    /// The prepared files have batch 1 (a GPU would want more; the width buckets already
+    /// keep each call wide).
+    fn batch_size(&self, _: ModelKind) -> usize {
+        1
+    }
+
+    fn fixed_shapes(&self, model: ModelKind) -> Option<Vec<Vec<usize>>> {
+        Some(self.shapes(model))
+    }
+
+    fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+        let (prepared, session) = self.session(model, &input.shape)?;
+        let inputs = HashMap::from([(prepared.input.clone(), InputTensor::from(&input.data[..]))]);
+        let mut out = {
+            let session = session.lock().unwrap_or_else(|p| p.into_inner());
+            pollster::block_on(session.run(&inputs)).map_err(|e| gpu_err(model, e))?
+        };
+        prepared
+            .outputs
+            .iter()
+            .map(|(name, shape)| {
+                let data = match out.remove(name) {
+                    Some(OutputTensor::F32(v)) => v,
+                    Some(_) => return Err(gpu_err(model, format!("output {name} is not f32"))),
+                    None => return Err(gpu_err(model, format!("output {name} missing"))),
+                };
+                if shape.iter().product::<usize>() != data.len() {
+                    return Err(gpu_err(model, format!("output {name} has {} values for {shape:?}", data.len())));
+                }
+                Ok(Tensor::new(shape.clone(), data))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prepared_file_names_carry_model_and_shape() {
+        assert_eq!(parse_file_name("rec_1x3x48x320.onnx"), Some((ModelKind::Recognition, vec![1, 3, 48, 320])));
+        assert_eq!(parse_file_name("det_1x3x1600x1248.onnx"), Some((ModelKind::Detection, vec![1, 3, 1600, 1248])));
+        assert_eq!(parse_file_name("rec.onnx"), None);
+        assert_eq!(parse_file_name("rec_1x3xWx320.onnx"), None);
+        assert_eq!(parse_file_name("foo_1x3.onnx"), None);
+    }
+}

@@ -1,0 +1,555 @@
+#!/usr/bin/env python3
+"""Prepares the fetched OCR/layout models for wonnx (WebGPU): one file per static input shape
+named in models/manifest.json ("wonnx"), written to <models>/wonnx/. wonnx 0.5.1 needs fully
+static shapes and computes wrong results on several operator forms these models use; each
+rewrite below replaces one such form by an equivalent the runtime gets right
+(../shared/notes/MODELS.md lists them). tract runs the original files and is the reference
+the parity tests compare against.
+
+Runs with the `onnx` package (pinned in the manifest); scripts/models.py installs it into a
+virtual environment under the tools cache and calls this script."""
+import json
+import math
+import os
+import pathlib
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper, shape_inference
+from onnx.reference import ReferenceEvaluator
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CACHE = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "docsift-tools"
+MODELS = pathlib.Path(os.environ.get("DOCSIFT_MODELS", CACHE / "models"))
+
+# wonnx's matrix kernel tiles by gcd(M, K, N) clamped to 4 (see tiles_evenly): the largest tile.
+MATMUL_MULTIPLE = 4
+
+
+def is_static(vi: onnx.ValueInfoProto) -> bool:
+    t = vi.type.tensor_type
+    return t.HasField("shape") and all(d.HasField("dim_value") for d in t.shape.dim)
+
+
+class Graph:
+    """The graph being rewritten: nodes in order, initializers as arrays, shapes by tensor name."""
+
+    def __init__(self, model: onnx.ModelProto):
+        self.model = model
+        self.g = model.graph
+        self.consts = {t.name: numpy_helper.to_array(t) for t in self.g.initializer}
+        self.counter = 0
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}__w{self.counter}"
+
+    def const(self, stem: str, value) -> str:
+        name = self.fresh(stem)
+        self.consts[name] = np.asarray(value)
+        return name
+
+    def shapes(self) -> dict:
+        model = self.to_model(value_info=False)
+        inferred = shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+        out = {}
+        for vi in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output):
+            if is_static(vi):
+                out[vi.name] = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        for name, value in self.consts.items():
+            out[name] = list(value.shape)
+        return out
+
+    def to_model(self, value_info: bool) -> onnx.ModelProto:
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        del model.graph.initializer[:]
+        model.graph.initializer.extend(numpy_helper.from_array(v, k) for k, v in self.consts.items())
+        if not value_info:
+            del model.graph.value_info[:]
+        return model
+
+
+def fix_input(graph: Graph, shape: list) -> None:
+    """Every dynamic input dimension gets the value asked for."""
+    (inp,) = [i for i in graph.g.input if i.name not in graph.consts]
+    dims = inp.type.tensor_type.shape.dim
+    if len(dims) != len(shape):
+        sys.exit(f"prepare: input {inp.name} has rank {len(dims)}, asked for {shape}")
+    for d, v in zip(dims, shape):
+        d.Clear()
+        d.dim_value = v
+    del graph.g.value_info[:]
+    # Outputs keep their names; their shapes are inferred again at the end.
+    for o in graph.g.output:
+        o.type.tensor_type.ClearField("shape")
+
+
+def drop_foreign_opsets(graph: Graph) -> None:
+    """Exporter-only domains (PaddlePaddle's 'Paddle') name no operator in the graph."""
+    used = {n.domain for n in graph.g.node}
+    keep = [o for o in graph.model.opset_import if o.domain in ("", "ai.onnx") or o.domain in used]
+    del graph.model.opset_import[:]
+    graph.model.opset_import.extend(keep)
+
+
+def evaluate(graph: Graph, node: onnx.NodeProto) -> list:
+    inputs = [i for i in node.input if i]
+    feeds = {i: graph.consts[i] for i in inputs}
+    vi = [helper.make_tensor_value_info(i, helper.np_dtype_to_tensor_dtype(feeds[i].dtype), feeds[i].shape) for i in inputs]
+    outs = [helper.make_empty_tensor_value_info(o) for o in node.output]
+    model = helper.make_model(helper.make_graph([node], "fold", vi, outs), opset_imports=graph.model.opset_import)
+    return ReferenceEvaluator(model).run(None, feeds)
+
+
+def fold_constants(graph: Graph) -> None:
+    """Nodes whose inputs are all known become initializers; Shape of a static tensor is known.
+    With the input shape fixed this removes the Shape→Cast→Slice→Concat chains that feed Reshape."""
+    while True:
+        shapes = graph.shapes()
+        kept, folded = [], False
+        for node in graph.g.node:
+            if node.op_type == "Constant":
+                graph.consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+                folded = True
+            elif node.op_type == "Shape" and node.input[0] in shapes:
+                graph.consts[node.output[0]] = np.array(shapes[node.input[0]], dtype=np.int64)
+                folded = True
+            elif all(i in graph.consts for i in node.input if i) and node.op_type != "Identity":
+                for name, value in zip(node.output, evaluate(graph, node)):
+                    graph.consts[name] = np.asarray(value)
+                folded = True
+            else:
+                kept.append(node)
+        del graph.g.node[:]
+        graph.g.node.extend(kept)
+        if not folded:
+            break
+    prune(graph)
+
+
+def prune(graph: Graph) -> None:
+    """Drops initializers no node reads (folded away or replaced by a padded copy) and inputs
+    that are initializers."""
+    used = {i for n in graph.g.node for i in n.input} | {o.name for o in graph.g.output}
+    graph.consts = {k: v for k, v in graph.consts.items() if k in used}
+    keep_inputs = [i for i in graph.g.input if i.name not in graph.consts]
+    del graph.g.input[:]
+    graph.g.input.extend(keep_inputs)
+
+
+def replace(graph: Graph, rewrite) -> None:
+    """Runs `rewrite(node, shapes)` on every node; it returns the nodes to put in its place or None."""
+    shapes = graph.shapes()
+    out = []
+    for node in graph.g.node:
+        new = rewrite(graph, node, shapes)
+        out.extend([node] if new is None else new)
+    del graph.g.node[:]
+    graph.g.node.extend(out)
+
+
+def attr(node, name, default=None):
+    for a in node.attribute:
+        if a.name == name:
+            return helper.get_attribute_value(a)
+    return default
+
+
+def hard_sigmoid_to_clip(graph, node, shapes):
+    # Not implemented by wonnx.
+    if node.op_type != "HardSigmoid":
+        return None
+    alpha, beta = attr(node, "alpha", 0.2), attr(node, "beta", 0.5)
+    x = node.input[0]
+    scaled, shifted = graph.fresh("hs_mul"), graph.fresh("hs_add")
+    return [
+        helper.make_node("Mul", [x, graph.const("alpha", np.float32(alpha))], [scaled]),
+        helper.make_node("Add", [scaled, graph.const("beta", np.float32(beta))], [shifted]),
+        helper.make_node("Clip", [shifted, graph.const("lo", np.float32(0)), graph.const("hi", np.float32(1))], node.output),
+    ]
+
+
+def square_to_mul(graph, node, shapes):
+    # WGSL pow(x, 2) is NaN for negative x.
+    if node.op_type != "Pow" or node.input[1] not in graph.consts:
+        return None
+    exponent = graph.consts[node.input[1]]
+    if exponent.size != 1 or float(exponent.reshape(-1)[0]) != 2.0:
+        return None
+    return [helper.make_node("Mul", [node.input[0], node.input[0]], node.output)]
+
+
+def softmax_to_primitives(graph, node, shapes):
+    # wonnx's softmax shader takes log(0.0), which browsers' WGSL compilers reject.
+    if node.op_type != "Softmax":
+        return None
+    rank = len(shapes[node.input[0]])
+    opset = max(o.version for o in graph.model.opset_import if o.domain in ("", "ai.onnx"))
+    axis = attr(node, "axis", -1 if opset >= 13 else 1) % rank
+    if opset < 13 and axis != rank - 1:
+        sys.exit("prepare: Softmax before opset 13 over more than the last axis is not handled")
+    x = node.input[0]
+    peak, centred, exp, total = (graph.fresh(s) for s in ("sm_max", "sm_sub", "sm_exp", "sm_sum"))
+    return [
+        helper.make_node("ReduceMax", [x], [peak], axes=[axis], keepdims=1),
+        helper.make_node("Sub", [x, peak], [centred]),
+        helper.make_node("Exp", [centred], [exp]),
+        helper.make_node("ReduceSum", [exp], [total], axes=[axis], keepdims=1)
+        if opset < 13
+        else helper.make_node("ReduceSum", [exp, graph.const("axes", np.array([axis], np.int64))], [total], keepdims=1),
+        helper.make_node("Div", [exp, total], node.output),
+    ]
+
+
+def conv_transpose_to_shuffle(graph, node, shapes):
+    # Not implemented by wonnx. A stride-k, kernel-k transposed convolution is a 1×1 convolution
+    # to C·k·k channels followed by a pixel shuffle.
+    if node.op_type != "ConvTranspose":
+        return None
+    w = graph.consts[node.input[1]]
+    cin, cout_g, kh, kw = w.shape
+    strides = attr(node, "strides", [1, 1])
+    if attr(node, "group", 1) != 1 or list(strides) != [kh, kw] or any(attr(node, "pads", [0, 0, 0, 0])):
+        sys.exit(f"prepare: ConvTranspose {node.name} is not a plain stride=kernel upsampling")
+    n, _, h, wd = shapes[node.input[0]]
+    weight = w.transpose(1, 2, 3, 0).reshape(cout_g * kh * kw, cin, 1, 1)
+    bias = graph.consts[node.input[2]] if len(node.input) > 2 and node.input[2] else np.zeros(cout_g, np.float32)
+    expanded = np.repeat(bias, kh * kw).astype(np.float32)
+    conv, split, moved = graph.fresh("ct_conv"), graph.fresh("ct_split"), graph.fresh("ct_perm")
+    return [
+        helper.make_node("Conv", [node.input[0], graph.const("ct_w", weight), graph.const("ct_b", expanded)], [conv],
+                         kernel_shape=[1, 1], pads=[0, 0, 0, 0], strides=[1, 1]),
+        helper.make_node("Reshape", [conv, graph.const("s", np.array([n, cout_g, kh, kw, h, wd], np.int64))], [split]),
+        helper.make_node("Transpose", [split], [moved], perm=[0, 1, 4, 2, 5, 3]),
+        helper.make_node("Reshape", [moved, graph.const("s", np.array([n, cout_g, h * kh, wd * kw], np.int64))], node.output),
+    ]
+
+
+def slice_to_gather(graph, node, shapes):
+    # Slice is not implemented by wonnx; a unit-step slice is a Gather of its index range.
+    if node.op_type != "Slice":
+        return None
+    starts, ends = graph.consts[node.input[1]], graph.consts[node.input[2]]
+    axes = graph.consts[node.input[3]] if len(node.input) > 3 and node.input[3] else np.arange(len(starts))
+    steps = graph.consts[node.input[4]] if len(node.input) > 4 and node.input[4] else np.ones(len(starts), np.int64)
+    shape = shapes[node.input[0]]
+    if len(starts) != 1 or int(steps[0]) != 1:
+        sys.exit(f"prepare: Slice {node.name} over several axes or with a step is not handled")
+    axis = int(axes[0]) % len(shape)
+    lo, hi, _ = slice(int(starts[0]), int(ends[0])).indices(shape[axis])
+    return take_axis(graph, node.input[0], shape, axis, range(lo, hi), node.output[0])
+
+
+def global_pool_by_rows(graph, node, shapes):
+    # wonnx sums a whole feature map in one float32 run: over the 312×400 maps of the
+    # detection head the mean drifts by 0.5. Averaging each row, then the row means, stays
+    # exact (its ReduceMean over a middle axis is wrong, so both steps are AveragePools).
+    if node.op_type != "GlobalAveragePool":
+        return None
+    n, c, h, w = shapes[node.input[0]]
+    rows = graph.fresh("gap_rows")
+    pool = dict(pads=[0, 0, 0, 0])
+    return [
+        helper.make_node("AveragePool", [node.input[0]], [rows], kernel_shape=[1, w], strides=[1, w], **pool),
+        helper.make_node("AveragePool", [rows], node.output, kernel_shape=[h, 1], strides=[h, 1], **pool),
+    ]
+
+
+def conv_explicit(graph, node, shapes):
+    # wonnx computes SAME_* pads wrongly, and a 3×3 convolution without bias wrongly.
+    if node.op_type not in ("Conv", "MaxPool", "AveragePool"):
+        return None
+    changed = False
+    pad_mode = attr(node, "auto_pad", b"NOTSET")
+    if pad_mode not in (b"NOTSET", "NOTSET"):
+        if node.op_type == "Conv":
+            kernel = list(graph.consts[node.input[1]].shape[2:])
+        else:
+            kernel = list(attr(node, "kernel_shape"))
+        strides = list(attr(node, "strides", [1] * len(kernel)))
+        dil = list(attr(node, "dilations", [1] * len(kernel)))
+        size = shapes[node.input[0]][2:]
+        begin, end = [], []
+        for s, k, st, d in zip(size, kernel, strides, dil):
+            total = max((math.ceil(s / st) - 1) * st + (k - 1) * d + 1 - s, 0)
+            if pad_mode in (b"VALID", "VALID"):
+                total = 0
+            first = total // 2 if pad_mode in (b"SAME_UPPER", "SAME_UPPER", b"VALID", "VALID") else total - total // 2
+            begin.append(first)
+            end.append(total - first)
+        keep = [a for a in node.attribute if a.name not in ("auto_pad", "pads")]
+        del node.attribute[:]
+        node.attribute.extend(keep)
+        node.attribute.append(helper.make_attribute("pads", begin + end))
+        changed = True
+    if node.op_type == "Conv" and (len(node.input) < 3 or not node.input[2]):
+        cout = graph.consts[node.input[1]].shape[0]
+        inputs = list(node.input[:2]) + [graph.const("zero_bias", np.zeros(cout, np.float32))]
+        del node.input[:]
+        node.input.extend(inputs)
+        changed = True
+    return [node] if changed else None
+
+
+def pad_axis(graph, name, shape, axis, size, out):
+    """Nodes that append zeros to `name` along `axis` up to `size`."""
+    extra = list(shape)
+    extra[axis] = size - shape[axis]
+    zeros = graph.consts.get(name)
+    if zeros is not None:
+        graph.consts[out] = np.concatenate([zeros, np.zeros(extra, zeros.dtype)], axis=axis)
+        return []
+    return concat_nodes(graph, [name, graph.const("zpad", np.zeros(extra, np.float32))], [shape, extra], axis, out)
+
+
+def concat_nodes(graph, names, shapes, axis, out):
+    """A Concat wonnx computes right. It appends whole buffers, which is a concatenation only
+    along the first axis that is not 1; along a later axis the operands are transposed to
+    put that axis first, concatenated, and transposed back."""
+    if all(d == 1 for d in shapes[0][:axis]):
+        return [helper.make_node("Concat", names, [out], axis=axis)]
+    perm = [axis] + [d for d in range(len(shapes[0])) if d != axis]
+    back = [perm.index(d) for d in range(len(shapes[0]))]
+    nodes, fronts = [], []
+    for name in names:
+        front = graph.fresh("cat_t")
+        if name in graph.consts:
+            graph.consts[front] = np.ascontiguousarray(graph.consts[name].transpose(perm))
+        else:
+            nodes.append(helper.make_node("Transpose", [name], [front], perm=perm))
+        fronts.append(front)
+    joined = graph.fresh("cat")
+    nodes.append(helper.make_node("Concat", fronts, [joined], axis=0))
+    nodes.append(helper.make_node("Transpose", [joined], [out], perm=back))
+    return nodes
+
+
+def concat_for_wonnx(graph, node, shapes):
+    if node.op_type != "Concat":
+        return None
+    rank = len(shapes[node.input[0]])
+    axis = attr(node, "axis") % rank
+    if all(d == 1 for d in shapes[node.input[0]][:axis]):
+        return None
+    return concat_nodes(graph, list(node.input), [shapes[i] for i in node.input], axis, node.output[0])
+
+
+def pad_matrix(graph, name, shape, sizes, nodes):
+    """Zero-pads the last two axes of `name` to `sizes`, appending the nodes; returns the new name and shape."""
+    shape = list(shape)
+    for axis, size in zip((len(shape) - 2, len(shape) - 1), sizes):
+        if shape[axis] != size:
+            padded = graph.fresh("mm_pad")
+            nodes += pad_axis(graph, name, shape, axis, size, padded)
+            name, shape[axis] = padded, size
+    return name, shape
+
+
+def take_axis(graph, name, shape, axis, indices, out):
+    """Nodes that keep `indices` of `name` along `axis`. wonnx gathers only on axis 0 (so
+    another axis is first brought to the front) and misreads int64 indices (so int32)."""
+    index = graph.const("keep", np.asarray(indices, dtype=np.int32))
+    if axis == 0:
+        return [helper.make_node("Gather", [name, index], [out], axis=0)]
+    picked_shape = list(shape)
+    picked_shape[axis] = len(indices)
+    front, picked = graph.fresh("take_in"), graph.fresh("take_g")
+    if all(d == 1 for d in shape[:axis]):
+        # Leading ones: a reshape (free in wonnx) puts the axis first.
+        return [
+            helper.make_node("Reshape", [name, graph.const("s", np.array(shape[axis:], np.int64))], [front]),
+            helper.make_node("Gather", [front, index], [picked], axis=0),
+            helper.make_node("Reshape", [picked, graph.const("s", np.array(picked_shape, np.int64))], [out]),
+        ]
+    perm = [axis] + [d for d in range(len(shape)) if d != axis]
+    back = [perm.index(d) for d in range(len(shape))]
+    return [
+        helper.make_node("Transpose", [name], [front], perm=perm),
+        helper.make_node("Gather", [front, index], [picked], axis=0),
+        helper.make_node("Transpose", [picked], [out], perm=back),
+    ]
+
+
+def split_to_gathers(graph, node, shapes):
+    # wonnx reads Split's sizes as cumulative offsets: each part becomes a Gather of its range.
+    if node.op_type != "Split":
+        return None
+    shape = shapes[node.input[0]]
+    axis = attr(node, "axis", 0) % len(shape)
+    if len(node.input) > 1 and node.input[1]:
+        sizes = [int(v) for v in graph.consts[node.input[1]]]
+    else:
+        sizes = attr(node, "split") or [shape[axis] // len(node.output)] * len(node.output)
+    if len(set(sizes)) == 1:
+        return None
+    nodes, start = [], 0
+    for out, size in zip(node.output, sizes):
+        nodes += take_axis(graph, node.input[0], shape, axis, range(start, start + size), out)
+        start += size
+    return nodes
+
+
+def tiles_evenly(m: int, k: int, n: int) -> bool:
+    """wonnx's kernel choice: one row is a vector product; otherwise square tiles of gcd(M, K, N)
+    clamped to 4, which must divide every dimension."""
+    if m == 1:
+        return True
+    tile = min(math.gcd(m, math.gcd(k, n)), MATMUL_MULTIPLE)
+    return tile > 1 and m % tile == 0 and k % tile == 0 and n % tile == 0
+
+
+def matmul_for_wonnx(graph, node, shapes):
+    # wonnx multiplies only equal-rank stacks, and only when M, K, N share a factor it tiles by.
+    if node.op_type != "MatMul":
+        return None
+    a, b = node.input
+    sa, sb, so = shapes[a], shapes[b], shapes[node.output[0]]
+    nodes = []
+    if len(sa) != len(sb):
+        if len(sb) != 2:
+            sys.exit(f"prepare: MatMul {node.name} broadcasts a stacked right side")
+        flat = graph.fresh("mm_flat")
+        rows = int(np.prod(sa[:-1]))
+        nodes.append(helper.make_node("Reshape", [a, graph.const("s", np.array([rows, sa[-1]], np.int64))], [flat]))
+        a, sa = flat, [rows, sa[-1]]
+    m, k, n = sa[-2], sa[-1], sb[-1]
+    if not tiles_evenly(m, k, n):
+        m2, k2, n2 = (d + (-d) % MATMUL_MULTIPLE for d in (m, k, n))
+        a, sa = pad_matrix(graph, a, sa, (m2, k2), nodes)
+        b, sb = pad_matrix(graph, b, sb, (k2, n2), nodes)
+    if not nodes:
+        return None
+    product_shape = list(sa[:-1]) + [sb[-1]]
+    product = graph.fresh("mm_out")
+    nodes.append(helper.make_node("MatMul", [a, b], [product]))
+    for axis, size in ((len(product_shape) - 2, m), (len(product_shape) - 1, n)):
+        if product_shape[axis] != size:
+            cropped = graph.fresh("mm_crop")
+            nodes += take_axis(graph, product, product_shape, axis, range(size), cropped)
+            product_shape[axis] = size
+            product = cropped
+    if product_shape != list(so):
+        nodes.append(helper.make_node("Reshape", [product, graph.const("s", np.array(so, np.int64))], node.output))
+    else:
+        nodes[-1].output[0] = node.output[0]
+    return nodes
+
+
+def fold_batch_norms(graph: Graph) -> None:
+    """BatchNormalization after a Conv goes into the Conv's weights and bias; elsewhere it
+    becomes a per-channel Mul and Add. wonnx dispatches one workgroup per 4 pixels for it,
+    past WebGPU's 65,535 limit on a page-sized feature map (800×624 at 1600×1248 input)."""
+    producer = {o: n for n in graph.g.node for o in n.output}
+    readers = {}
+    for n in graph.g.node:
+        for i in n.input:
+            readers[i] = readers.get(i, 0) + 1
+    out = []
+    for node in graph.g.node:
+        if node.op_type != "BatchNormalization":
+            out.append(node)
+            continue
+        gamma, beta, mean, var = (graph.consts[i].astype(np.float32) for i in node.input[1:5])
+        scale = gamma / np.sqrt(var + np.float32(attr(node, "epsilon", 1e-5)))
+        shift = beta - mean * scale
+        conv = producer.get(node.input[0])
+        if conv is not None and conv.op_type == "Conv" and readers[node.input[0]] == 1 and len(node.output) == 1:
+            w = graph.consts[conv.input[1]]
+            b = graph.consts[conv.input[2]] if len(conv.input) > 2 and conv.input[2] else np.zeros(w.shape[0], np.float32)
+            inputs = [conv.input[0], graph.const("w_bn", w * scale.reshape(-1, 1, 1, 1)), graph.const("b_bn", b * scale + shift)]
+            del conv.input[:]
+            conv.input.extend(inputs)
+            conv.output[0] = node.output[0]
+            continue
+        scaled = graph.fresh("bn_mul")
+        out.append(helper.make_node("Mul", [node.input[0], graph.const("bn_s", scale.reshape(1, -1, 1, 1))], [scaled]))
+        out.append(helper.make_node("Add", [scaled, graph.const("bn_b", shift.reshape(1, -1, 1, 1))], [node.output[0]]))
+    del graph.g.node[:]
+    graph.g.node.extend(out)
+
+
+REWRITES = [
+    hard_sigmoid_to_clip,
+    square_to_mul,
+    softmax_to_primitives,
+    conv_transpose_to_shuffle,
+    slice_to_gather,
+    split_to_gathers,
+    global_pool_by_rows,
+    conv_explicit,
+    matmul_for_wonnx,
+    concat_for_wonnx,
+]
+
+# Operators this preparation leaves in place and wonnx runs correctly on these models.
+SUPPORTED = {
+    "Add", "Sub", "Mul", "Div", "Conv", "Relu", "Sigmoid", "Clip", "Exp", "Sqrt", "MatMul", "Gemm",
+    "Concat", "Reshape", "Transpose", "Gather", "Split", "Squeeze", "Unsqueeze", "Flatten", "Identity",
+    "AveragePool", "MaxPool", "Resize", "ReduceMean",
+    "ReduceMax", "ReduceSum",
+}
+
+
+def check(graph: Graph) -> onnx.ModelProto:
+    """Annotates every tensor with its static shape; fails on anything wonnx would get wrong."""
+    prune(graph)
+    model = shape_inference.infer_shapes(graph.to_model(value_info=False), strict_mode=True, data_prop=True)
+    onnx.checker.check_model(model)
+    shapes = graph.shapes()
+    static = {vi.name for vi in list(model.graph.value_info) + list(model.graph.output) if is_static(vi)}
+    for node in model.graph.node:
+        if node.op_type not in SUPPORTED:
+            sys.exit(f"prepare: {node.op_type} ({node.name}) is left in the graph")
+        if node.op_type == "Clip":
+            for bound in node.input[1:]:
+                value = float(graph.consts[bound])
+                # wonnx prints Clip bounds into WGSL with one decimal.
+                if round(value, 1) != value:
+                    sys.exit(f"prepare: Clip bound {value} in {node.name} is not exact to one decimal")
+        for o in node.output:
+            if o not in static:
+                sys.exit(f"prepare: no static shape for {o} ({node.op_type})")
+        if node.op_type.startswith("Reduce"):
+            rank = len(shapes[node.input[0]])
+            axes = attr(node, "axes") or [int(a) for a in graph.consts.get(node.input[1] if len(node.input) > 1 else "", [])]
+            # wonnx reduces wrongly over any axis but the last.
+            if [a % rank for a in axes] != [rank - 1]:
+                sys.exit(f"prepare: {node.op_type} {node.name} over axes {axes} of rank {rank}")
+        if node.op_type == "Cast":
+            sys.exit("prepare: a Cast on data is left")
+    return model
+
+
+def prepare(source: pathlib.Path, shape: list) -> onnx.ModelProto:
+    graph = Graph(onnx.load(source))
+    fix_input(graph, shape)
+    drop_foreign_opsets(graph)
+    fold_constants(graph)
+    fold_batch_norms(graph)
+    for rewrite in REWRITES:
+        replace(graph, rewrite)
+    return check(graph)
+
+
+def main() -> None:
+    manifest = json.loads((ROOT / "models" / "manifest.json").read_text())
+    out = MODELS / "wonnx"
+    out.mkdir(parents=True, exist_ok=True)
+    for model, shapes in manifest["wonnx"]["shapes"].items():
+        for shape in shapes:
+            target = out / f"{model}_{'x'.join(map(str, shape))}.onnx"
+            source = MODELS / f"{model}.onnx"
+            if target.is_file() and target.stat().st_mtime >= max(source.stat().st_mtime, pathlib.Path(__file__).stat().st_mtime):
+                continue
+            prepared = prepare(source, shape)
+            tmp = target.with_suffix(".part")
+            onnx.save(prepared, tmp)
+            tmp.replace(target)
+            print(f"prepare: {target.name}", file=sys.stderr)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()

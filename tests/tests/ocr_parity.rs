@@ -1,0 +1,126 @@
+//! The WebGPU backend (wonnx on wgpu; lavapipe here) against tract, the reference, on the
+//! files scripts/prepare_models.py wrote: per model and prepared input shape, the same
+//! page-image input must give outputs within the model's tolerance, and the rewritten graph
+//! must compute what the original does (tract on both). Then the whole pipeline on wonnx
+//! must read a page as the tract pipeline does.
+
+use std::path::{Path, PathBuf};
+
+use docsift_ocr::{Backend, Engine, ModelKind, Tensor, TractBackend, WonnxBackend, bgr_tensor, decode_image};
+use docsift_tests::corpus;
+use image::imageops::{FilterType, resize};
+
+/// Largest absolute difference allowed per model output. Probabilities and logits of
+/// float32 networks of this depth differ by accumulated rounding only (measured ≤ 1e-4 on
+/// correct runs); a wrong kernel differs by ≥ 0.1.
+const TOLERANCE: f32 = 2e-3;
+
+/// Rounding-level differences flip single pixels at the 0.3 threshold of the probability
+/// map; a flipped edge pixel, grown by unclip, moves a box side by up to ~1.5 image pixels.
+const BOX_TOLERANCE_PX: f32 = 2.0;
+
+fn models() -> Option<PathBuf> {
+    let dir = docsift::default_models_dir();
+    let ci = std::env::var_os("CI").is_some_and(|v| v != "false" && !v.is_empty());
+    if !dir.join(docsift_ocr::PREPARED_DIR).is_dir() {
+        assert!(!ci, "prepared models missing in {} (run python3 scripts/models.py)", dir.display());
+        eprintln!("prepared models not found in {}: skipping", dir.display());
+        return None;
+    }
+    if !docsift_ocr::adapter_available() {
+        assert!(!ci, "no Vulkan/WebGPU adapter (apt-get install mesa-vulkan-drivers)");
+        eprintln!("no GPU adapter: skipping");
+        return None;
+    }
+    Some(dir)
+}
+
+fn original(dir: &Path, kind: ModelKind) -> TractBackend {
+    let bytes = std::fs::read(dir.join(kind.file_name())).expect("model file");
+    TractBackend::new(&[(kind, &bytes)]).expect("tract loads the original")
+}
+
+fn prepared_in_tract(dir: &Path, kind: ModelKind, shape: &[usize]) -> TractBackend {
+    let stem = kind.file_name().trim_end_matches(".onnx");
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let path = dir.join(docsift_ocr::PREPARED_DIR).join(format!("{stem}_{}.onnx", dims.join("x")));
+    let bytes = std::fs::read(path).expect("prepared file");
+    TractBackend::new(&[(kind, &bytes)]).expect("tract loads the prepared file")
+}
+
+/// A real page (tesseract's phototest) resized to the input shape.
+fn page_input(corpus: &Path, shape: &[usize]) -> Tensor {
+    let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
+        .expect("decodes");
+    let (h, w) = (shape[2] as u32, shape[3] as u32);
+    bgr_tensor(&resize(&page, w, h, FilterType::Triangle), 1, w as usize, h as usize)
+}
+
+fn max_abs_diff(a: &[Tensor], b: &[Tensor]) -> f32 {
+    assert_eq!(a.len(), b.len(), "output count");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            assert_eq!(x.shape, y.shape, "output shape");
+            x.data.iter().zip(&y.data).map(|(p, q)| (p - q).abs()).fold(0.0, f32::max)
+        })
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn every_prepared_model_matches_tract_on_wonnx_and_in_its_rewritten_form() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let gpu = WonnxBackend::open(&dir).expect("wonnx backend opens");
+    let mut failures = Vec::new();
+    for kind in ModelKind::ALL {
+        let reference = original(&dir, kind);
+        let shapes = gpu.shapes(kind);
+        assert!(!shapes.is_empty(), "{kind:?}: nothing prepared");
+        for shape in shapes {
+            let input = page_input(&corpus, &shape);
+            let want = reference.run(kind, &input).expect("tract runs the original");
+            let rewritten =
+                max_abs_diff(&want, &prepared_in_tract(&dir, kind, &shape).run(kind, &input).expect("tract"));
+            let started = std::time::Instant::now();
+            let got = gpu.run(kind, &input).expect("wonnx runs");
+            let diff = max_abs_diff(&want, &got);
+            eprintln!(
+                "{kind:?} {shape:?}: max |wonnx − tract| = {diff:.2e}, rewritten graph in tract {rewritten:.2e} ({:.1} s on wonnx)",
+                started.elapsed().as_secs_f32()
+            );
+            if diff > TOLERANCE || rewritten > TOLERANCE {
+                failures.push(format!("{kind:?} {shape:?}: wonnx {diff:.2e}, rewritten {rewritten:.2e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "outside tolerance {TOLERANCE}: {failures:#?}");
+}
+
+#[test]
+fn a_page_read_on_wonnx_reads_as_on_tract() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let files: Vec<(ModelKind, Vec<u8>)> =
+        ModelKind::ALL.iter().map(|&k| (k, std::fs::read(dir.join(k.file_name())).expect("model"))).collect();
+    let borrowed: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, &b[..])).collect();
+    let cpu = Engine::from_onnx(&borrowed).expect("tract engine");
+    let dictionary =
+        original(&dir, ModelKind::Recognition).metadata(ModelKind::Recognition, "character").expect("dict");
+    let gpu = Engine::new(Box::new(WonnxBackend::open(&dir).expect("wonnx")), &dictionary);
+    let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
+        .expect("decodes");
+    let read = |e: &Engine| {
+        let mut lines: Vec<(String, [f32; 4])> =
+            e.read_lines(&page, &mut |_| true).expect("reads").into_iter().map(|l| (l.text, l.quad.bounds())).collect();
+        lines.sort_by(|a, b| a.1[1].total_cmp(&b.1[1]).then(a.1[0].total_cmp(&b.1[0])));
+        // read_lines returns lines by width (its batching order); compare them top to bottom.
+        lines
+    };
+    let (want, got) = (read(&cpu), read(&gpu));
+    assert!(want.len() >= 8, "tract read too little: {want:?}");
+    let texts = |v: &[(String, [f32; 4])]| v.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&got), texts(&want));
+    for ((text, g), (_, w)) in got.iter().zip(&want) {
+        let off = g.iter().zip(w).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(off <= BOX_TOLERANCE_PX, "{text}: box {g:?} vs {w:?}");
+    }
+}
