@@ -61,6 +61,21 @@ for flavour in $flavours; do
     echo "wasm-opt failed for $flavour; keeping the unoptimised module" >&2
   fi
 done
+
+# The WebGPU model runtime (wonnx): its own workspace and lockfile, because wgpu 0.16's
+# WebGPU backend needs web-sys 0.3.64 and its unstable-API cfg (see webgpu/Cargo.toml).
+WG_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' webgpu/Cargo.lock)
+[ "$WG_VERSION" = "$WB_VERSION" ] || { echo "webgpu/Cargo.lock pins wasm-bindgen $WG_VERSION, the core $WB_VERSION" >&2; exit 1; }
+(cd webgpu && CARGO_TARGET_DIR="${CARGO_TARGET_DIR}-webgpu" RUSTFLAGS=--cfg=web_sys_unstable_apis \
+  cargo build --release --locked --target wasm32-unknown-unknown >&2)
+rm -rf pkg/wasm/webgpu && mkdir -p pkg/wasm/webgpu
+"$WB_BIN" --target web --out-dir pkg/wasm/webgpu "${CARGO_TARGET_DIR}-webgpu/wasm32-unknown-unknown/release/docsift_webgpu.wasm"
+if node_modules/.bin/wasm-opt -O3 pkg/wasm/webgpu/docsift_webgpu_bg.wasm -o pkg/wasm/webgpu/opt.wasm 2>/dev/null; then
+  mv pkg/wasm/webgpu/opt.wasm pkg/wasm/webgpu/docsift_webgpu_bg.wasm
+else
+  rm -f pkg/wasm/webgpu/opt.wasm
+fi
+
 mkdir -p www
 cp samples/sample.pdf www/sample.pdf
-ls -l pkg/wasm/*/docsift_wasm_bg.wasm >&2
+ls -l pkg/wasm/*/docsift_*_bg.wasm >&2

@@ -54,6 +54,20 @@ fn main() -> TractResult<()> {
     let session = pollster::block_on(wonnx::Session::from_bytes_with_config(&bytes, &config))?;
     let inputs = HashMap::from([(input.get_name().to_string(), InputTensor::from(&data[..]))]);
     let mut got = pollster::block_on(session.run(&inputs))?;
+    // DUMP_DIR: tract's tensors as little-endian float32 files, for comparing elsewhere.
+    if let Some(dir) = std::env::var_os("DUMP_DIR") {
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("input.f32"), data.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>())?;
+        for (name, w) in names.iter().zip(want.iter()) {
+            let w = w.to_plain_array_view::<f32>()?;
+            std::fs::write(
+                dir.join(format!("{}.f32", name.replace('/', "_"))),
+                w.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>(),
+            )?;
+        }
+        std::fs::write(dir.join("names.txt"), names.join("\n"))?;
+    }
     for (name, w) in names.iter().zip(want.iter()) {
         let op = nodes.iter().find(|n| n.get_output()[0] == *name).map(|n| n.get_op_type()).unwrap_or("?");
         let w = w.to_plain_array_view::<f32>()?;

@@ -1,0 +1,64 @@
+//! The browser's WebGPU model runtime: a prepared ONNX file (static shapes, rewritten by
+//! scripts/prepare_models.py) compiled by wonnx into WebGPU compute shaders and run on
+//! float32 input. The worker in pkg/webgpu-worker.js drives it; tract on the CPU is the
+//! reference it is compared with.
+
+use std::collections::HashMap;
+
+use js_sys::{Float32Array, Object, Reflect};
+use protobuf::Message;
+use wasm_bindgen::prelude::*;
+use wonnx::utils::{InputTensor, OutputTensor};
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// One prepared model with its GPU buffers and compiled shaders.
+#[wasm_bindgen]
+pub struct GpuModel {
+    session: wonnx::Session,
+    input: String,
+}
+
+fn js_err(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+#[wasm_bindgen]
+impl GpuModel {
+    /// Compiles a prepared model (one input, float32 outputs). `outputs` names the tensors
+    /// to return (any node output, for locating where a result departs from the reference);
+    /// empty: the model's own outputs.
+    pub async fn load(bytes: Vec<u8>, outputs: Vec<String>) -> Result<GpuModel, JsError> {
+        let proto = wonnx::onnx::ModelProto::parse_from_bytes(&bytes).map_err(js_err)?;
+        let graph = proto.get_graph();
+        let weights: Vec<&str> = graph.get_initializer().iter().map(|t| t.get_name()).collect();
+        let input = graph
+            .get_input()
+            .iter()
+            .map(|i| i.get_name())
+            .find(|n| !weights.contains(n))
+            .ok_or_else(|| JsError::new("the model has no input"))?
+            .to_string();
+        let config = wonnx::SessionConfig::new().with_outputs((!outputs.is_empty()).then_some(outputs));
+        let session = wonnx::Session::from_model_with_config(proto, &config).await.map_err(js_err)?;
+        Ok(GpuModel { session, input })
+    }
+
+    /// Runs the model; returns `{ outputName: Float32Array }`.
+    pub async fn run(&self, data: Vec<f32>) -> Result<Object, JsError> {
+        let inputs = HashMap::from([(self.input.clone(), InputTensor::from(&data[..]))]);
+        let outputs = self.session.run(&inputs).await.map_err(js_err)?;
+        let result = Object::new();
+        for (name, tensor) in outputs {
+            let OutputTensor::F32(values) = tensor else {
+                return Err(JsError::new(&format!("output {name} is not float32")));
+            };
+            Reflect::set(&result, &JsValue::from_str(&name), &Float32Array::from(&values[..]))
+                .map_err(|_| JsError::new("cannot set output"))?;
+        }
+        Ok(result)
+    }
+}
