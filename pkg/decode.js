@@ -99,6 +99,8 @@ export function decodePage(w) {
   page.images = w.images;
   page.trust = w.trust;
   if (w.warnings) page.warnings = w.warnings;
+  if (w.blocks) page.blocks = w.blocks;
+  if (w.ocr) page.ocr = w.ocr;
   return page;
 }
 

@@ -16,6 +16,10 @@ export interface Page {
   chars: Char[]; words: Word[]; lines: Line[]; segments: Segment[]; rects: Rect[]; images: Image[];
   trust: { score: number; glyphs: number; unmapped: number; private_use: number };
   warnings?: Warning[];
+  /** Layout regions (the CLI's `--layout`; the browser does not run the layout model). */
+  blocks?: { kind: string; bbox: BBox; lines: number[]; confidence: number }[];
+  /** Present when the page was read by OCR. */
+  ocr?: { engine: string; dpi: number; confidence: number; hybrid: boolean };
 }
 export interface Meta { page_count: number; title?: string; author?: string; encrypted: boolean; repaired: boolean; pdf_version: string }
 export interface DocsiftDocument { schema: 'docsift/1'; meta: Meta; pages: Page[]; warnings?: Warning[] }
@@ -24,7 +28,13 @@ export interface ExtractOptions {
   /** 1-based page numbers; all pages when absent. */
   pages?: number[];
   password?: string;
-  onProgress?: (p: { done: number; total: number }) => void;
+  /**
+   * "auto" (default): images, and PDF pages without trustworthy text, are read by OCR
+   * (the OCR module and the models load on first need); "force": every page; "off": none.
+   */
+  ocr?: 'auto' | 'force' | 'off';
+  /** `stage`: "text" (native extraction), "loading-models", "ocr". */
+  onProgress?: (p: { done: number; total: number; stage?: 'text' | 'loading-models' | 'ocr' }) => void;
   signal?: AbortSignal;
 }
 
@@ -70,7 +80,8 @@ export interface Docsift {
   terminate(): void;
 }
 
-export function createDocsift(options?: { threads?: number }): Promise<Docsift>;
+/** `models`: folder URL (same origin) of det.onnx, rec.onnx, cls.onnx for OCR; default "models/". */
+export function createDocsift(options?: { threads?: number; models?: string }): Promise<Docsift>;
 
 export class DocsiftError extends Error { code: string }
 export class PasswordRequiredError extends DocsiftError {}

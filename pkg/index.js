@@ -15,9 +15,11 @@ async function toArrayBuffer(input) {
 
 /**
  * Starts a docsift worker. `threads` is the pool size of the threaded build, used when the
- * page is cross-origin isolated; otherwise the single-threaded build runs.
+ * page is cross-origin isolated; otherwise the single-threaded build runs. `models` is the
+ * folder (same origin) holding det.onnx, rec.onnx and cls.onnx, fetched only when a page or
+ * image needs OCR.
  */
-export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8) } = {}) {
+export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/' } = {}) {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const pending = new Map();
   let nextId = 1;
@@ -27,14 +29,15 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       else if (e.data.type === 'init-error') reject(rebuildError(e.data.error));
     };
     worker.onerror = (e) => reject(new Error(`docsift worker failed to start: ${e.message || e}`));
-    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0) });
+    const base = globalThis.location?.href;
+    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models });
   });
   worker.onmessage = (e) => {
     const msg = e.data;
     const job = pending.get(msg.id);
     if (!job) return;
     if (msg.type === 'progress') {
-      job.onProgress?.({ done: msg.done, total: msg.total });
+      job.onProgress?.({ done: msg.done, total: msg.total, stage: msg.stage });
     } else if (msg.type === 'result') {
       pending.delete(msg.id);
       if (msg.doc.pages) msg.doc.pages = msg.doc.pages.map(decodePage);
@@ -53,14 +56,14 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     /** `{ threaded, threads, isolated }`: which build runs and its pool size. */
     info,
     /** Extracts a document; resolves to the docsift/1 JSON document. */
-    async extract(input, { pages, password, onProgress, signal } = {}) {
+    async extract(input, { pages, password, ocr, onProgress, signal } = {}) {
       if (signal?.aborted) throw new DOMException('extraction aborted', 'AbortError');
       const bytes = await toArrayBuffer(input);
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
         signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
-        worker.postMessage({ type: 'extract', id, bytes, options: { pages, password } }, [bytes]);
+        worker.postMessage({ type: 'extract', id, bytes, options: { pages, password, ocr } }, [bytes]);
       });
     },
     /**

@@ -3,8 +3,8 @@
 // fetched from the page's own origin and kept in the Cache API, so a second visit reads
 // them offline.
 
-/** Cache API bucket for model files; the version changes when the prepared files do. */
-const MODEL_CACHE = 'docsift-models-v1';
+import { fetchModel } from './models.js';
+
 /**
  * Limits removed from WebGPU that wgpu 0.16 (under wonnx) still asks for; current browsers
  * reject a requestDevice that names them, so they are dropped from the request.
@@ -50,17 +50,6 @@ async function loadRuntime() {
   await mod.default();
   const info = adapter.info || {};
   return { mod, adapter: { vendor: info.vendor || '', architecture: info.architecture || '', description: info.description || '' } };
-}
-
-async function fetchModel(url) {
-  const cache = self.caches ? await self.caches.open(MODEL_CACHE) : null;
-  let response = cache ? await cache.match(url) : undefined;
-  if (!response) {
-    response = await fetch(url);
-    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-    if (cache) await cache.put(url, response.clone());
-  }
-  return new Uint8Array(await response.arrayBuffer());
 }
 
 const handlers = {

@@ -3,12 +3,17 @@
 // documents page batch by page batch, posting progress and honouring aborts in between.
 
 import { transferables } from './decode.js';
+import { fetchModel } from './models.js';
 
 /** Pages each pool thread takes per batch in the threaded build. */
 const PAGES_PER_THREAD = 8;
 
 let wasm = null;
 let poolSize = 1;
+/** Folder URL of the OCR model files (same origin), from createDocsift. */
+let modelsUrl = null;
+/** The OCR build with its models, loaded on the first page or image that needs it. */
+let ocrBuild = null;
 const aborted = new Set();
 
 /** Yields to the event loop (so abort messages are seen) without timer clamping. */
@@ -18,7 +23,8 @@ const yieldNow = () => new Promise((resolve) => {
   channel.port2.postMessage(0);
 });
 
-async function init(threads) {
+async function init(threads, models) {
+  modelsUrl = models;
   const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
   if (isolated && threads > 1) {
     try {
@@ -40,13 +46,70 @@ async function init(threads) {
   return { threaded: wasm.threaded(), threads: poolSize, isolated };
 }
 
+/** PNG, JPEG and TIFF signatures: inputs read only by OCR. */
+const IMAGE_MAGIC = [[0x89, 0x50, 0x4e, 0x47], [0xff, 0xd8, 0xff], [0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]];
+const isImage = (b) => IMAGE_MAGIC.some((m) => m.every((v, i) => b[i] === v));
+
+/** The OCR build (tract with SIMD, ~5 MB gzipped) and the models, fetched once. */
+function ocrModule(id) {
+  ocrBuild ??= (async () => {
+    if (!modelsUrl) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
+    self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
+    const mod = await import('./wasm/ocr/docsift_wasm.js');
+    await mod.default();
+    const [det, rec, cls] = await Promise.all(['det', 'rec', 'cls'].map((m) => fetchModel(`${modelsUrl}${m}.onnx`)));
+    mod.setOcrModels(det, rec, cls, undefined);
+    return mod;
+  })();
+  return ocrBuild.catch((e) => {
+    ocrBuild = null;
+    throw e;
+  });
+}
+
+const abortError = () => ({ name: 'AbortError', code: 'cancelled', message: 'extraction aborted' });
+
+/** An image: one page read by OCR. */
+async function extractImage(id, bytes, options) {
+  if (options.ocr === 'off') throw { name: 'UnsupportedInputError', code: 'unsupported', message: 'images are read only by OCR (ocr: "off")' };
+  const ocr = await ocrModule(id);
+  if (aborted.has(id)) throw abortError();
+  self.postMessage({ type: 'progress', id, stage: 'ocr', done: 0, total: 1 });
+  const { meta, page } = ocr.extractImage(bytes);
+  self.postMessage({ type: 'progress', id, stage: 'ocr', done: 1, total: 1 });
+  return { schema: 'docsift/1', meta, pages: [page] };
+}
+
+/** Re-reads by OCR the pages the text build flagged (all of them with ocr: "force"). */
+async function ocrPages(id, bytes, options, indices, pages) {
+  const mode = options.ocr ?? 'auto';
+  const todo = pages.flatMap((p, i) => ((mode === 'force' || p.needsOcr) ? [i] : []));
+  for (const p of pages) delete p.needsOcr;
+  if (mode === 'off' || !todo.length) return;
+  const ocr = await ocrModule(id);
+  const doc = new ocr.Doc(bytes, options.password ?? undefined, mode);
+  try {
+    for (let k = 0; k < todo.length; k++) {
+      if (aborted.has(id)) throw abortError();
+      self.postMessage({ type: 'progress', id, stage: 'ocr', done: k, total: todo.length });
+      await yieldNow();
+      pages[todo[k]] = doc.extractPages(Uint32Array.of(indices[todo[k]]))[0];
+    }
+    self.postMessage({ type: 'progress', id, stage: 'ocr', done: todo.length, total: todo.length });
+  } finally {
+    doc.free();
+  }
+}
+
 function errorShape(e) {
   if (e && typeof e === 'object' && 'name' in e && 'code' in e) return { name: e.name, code: e.code, message: e.message };
   return { name: 'DocsiftError', code: 'internal', message: String(e && e.message ? e.message : e) };
 }
 
-async function extract(id, bytes, options) {
-  const doc = new wasm.Doc(new Uint8Array(bytes), options.password ?? undefined);
+async function extract(id, buffer, options) {
+  const bytes = new Uint8Array(buffer);
+  if (isImage(bytes)) return extractImage(id, bytes, options);
+  const doc = new wasm.Doc(bytes, options.password ?? undefined, undefined);
   try {
     const indices = doc.resolvePages(options.pages ? Uint32Array.from(options.pages) : undefined);
     const total = indices.length;
@@ -56,16 +119,17 @@ async function extract(id, bytes, options) {
     const batch = poolSize > 1 ? PAGES_PER_THREAD * poolSize : 1;
     let lastYield = performance.now();
     for (let i = 0; i < total; i += batch) {
-      if (aborted.has(id)) throw { name: 'AbortError', code: 'cancelled', message: 'extraction aborted' };
+      if (aborted.has(id)) throw abortError();
       for (const p of doc.extractPages(indices.slice(i, i + batch))) pages.push(p);
-      self.postMessage({ type: 'progress', id, done: pages.length, total });
+      self.postMessage({ type: 'progress', id, stage: 'text', done: pages.length, total });
       // Yield at most every few milliseconds: often enough for aborts, rarely enough to stay fast.
       if (performance.now() - lastYield > 8) {
         await yieldNow();
         lastYield = performance.now();
       }
     }
-    if (aborted.has(id)) throw { name: 'AbortError', code: 'cancelled', message: 'extraction aborted' };
+    if (aborted.has(id)) throw abortError();
+    await ocrPages(id, bytes, options, indices, pages);
     const result = { schema: 'docsift/1', meta: doc.meta(), pages };
     const warnings = doc.warnings();
     if (warnings.length) result.warnings = warnings;
@@ -106,7 +170,7 @@ self.onmessage = async (event) => {
   const msg = event.data;
   try {
     if (msg.type === 'init') {
-      self.postMessage({ type: 'ready', info: await init(msg.threads) });
+      self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models) });
     } else if (msg.type === 'abort') {
       aborted.add(msg.id);
     } else if (msg.type === 'dedup') {

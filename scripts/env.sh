@@ -9,3 +9,14 @@ if ! command -v cargo >/dev/null 2>&1; then
   curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >&2
 fi
 cd "$ROOT"
+
+# Installs the Debian packages named, those missing only (apt-get; the scripts run as root
+# in CI).
+debian_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing Debian ${missing[*]}..." >&2
+    (apt-get update -qq && apt-get install -y -qq "${missing[@]}") >&2
+  fi
+}

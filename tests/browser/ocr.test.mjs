@@ -1,0 +1,88 @@
+// OCR in the browser: the OCR build (tract with SIMD) loads in the docsift worker only when
+// an image or a page without usable text arrives, fetches the models from the page's own
+// origin, and must read what the native CLI reads from the same file (same models, same
+// code). Prints seconds per page.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
+const TARGET = process.env.CARGO_TARGET_DIR || join(process.env.HOME, '.cache', 'docsift', 'target');
+const CLI = join(TARGET, 'release', 'docsift');
+/** Same model, same code, different float rounding (wasm SIMD vs native): boxes agree to a pixel or so. */
+const BOX_TOLERANCE = 2.0;
+
+let browser, server;
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-quic', '--no-first-run'] });
+  server = await serve({ port: 0, isolate: true, mounts: { '/corpus/': CORPUS } });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+function native(path) {
+  return JSON.parse(execFileSync(CLI, ['extract', '--format', 'json', join(CORPUS, path)], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }));
+}
+
+async function inBrowser(path, options = {}) {
+  const page = await browser.newPage();
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(server.url + 'pkg/package.json');
+  const result = await page.evaluate(async ({ path, options }) => {
+    const { createDocsift } = await import('/pkg/index.js');
+    const ds = await createDocsift({ threads: 2, models: '/models/' });
+    const stages = new Set();
+    const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
+    const started = performance.now();
+    const doc = await ds.extract(bytes, { ...options, onProgress: (p) => stages.add(p.stage) });
+    const seconds = (performance.now() - started) / 1000;
+    return { seconds, stages: [...stages], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
+  }, { path, options });
+  await page.close();
+  const origin = new URL(server.url).origin;
+  // Object URLs (the thread pool's workers) are local, not requests.
+  assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith(`blob:${origin}/`)), [], 'only same-origin requests');
+  return result;
+}
+
+function assertSameReading(got, want, label) {
+  assert.equal(got.pages.length, want.pages.length, `${label}: pages`);
+  got.pages.forEach((p, i) => {
+    const w = want.pages[i];
+    assert.equal(p.text, w.text, `${label} page ${i + 1}: text`);
+    assert.equal(Boolean(p.ocr), Boolean(w.ocr), `${label} page ${i + 1}: read by OCR`);
+    if (p.ocr) assert.deepEqual(p.origins, ['ocr']);
+    assert.equal(p.words.length, w.words.length, `${label} page ${i + 1}: words`);
+    p.words.forEach((b, k) => {
+      const o = w.words[k].bbox;
+      const off = Math.max(Math.abs(b.x0 - o.x0), Math.abs(b.top - o.top), Math.abs(b.x1 - o.x1), Math.abs(b.bottom - o.bottom));
+      assert.ok(off <= BOX_TOLERANCE, `${label} page ${i + 1} word ${k}: ${JSON.stringify(b)} vs ${JSON.stringify(o)}`);
+    });
+  });
+}
+
+for (const path of ['ocr/tesseract-test/testing/phototest.tif', 'ocr/ocrmypdf/tests/resources/ccitt.pdf']) {
+  test(`${path.split('/').pop()} is read by OCR in the browser as by the CLI`, { timeout: 600_000 }, async () => {
+    const got = await inBrowser(path);
+    const want = native(path);
+    console.log(`# ${path}: ${got.seconds.toFixed(1)} s in the browser (models loaded on first need; stages ${got.stages.join(', ')})`);
+    assert.ok(got.stages.includes('ocr'), 'OCR progress reported');
+    assertSameReading(got, want, path);
+  });
+}
+
+test('ocr: "off" leaves a scan unread', { timeout: 120_000 }, async () => {
+  const got = await inBrowser('ocr/ocrmypdf/tests/resources/ccitt.pdf', { ocr: 'off' });
+  assert.equal(got.pages[0].ocr, undefined);
+  assert.ok(!got.stages.includes('ocr'));
+});
