@@ -86,7 +86,15 @@ async function ocrPages(id, bytes, options, indices, pages) {
   const todo = pages.flatMap((p, i) => ((mode === 'force' || p.needsOcr) ? [i] : []));
   for (const p of pages) delete p.needsOcr;
   if (mode === 'off' || !todo.length) return;
-  const ocr = await ocrModule(id);
+  let ocr;
+  try {
+    ocr = await ocrModule(id);
+  } catch (e) {
+    // Without the OCR module or its models the pages keep their native text, with a warning.
+    const message = `not read by OCR: ${e?.message || e}`;
+    for (const i of todo) pages[i].warnings = [...(pages[i].warnings || []), { page: pages[i].number, message }];
+    return;
+  }
   const doc = new ocr.Doc(bytes, options.password ?? undefined, mode);
   try {
     for (let k = 0; k < todo.length; k++) {

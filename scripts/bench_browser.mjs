@@ -58,7 +58,7 @@ async function run(server, engine, files) {
         let pages = 0;
         for (const buf of buffers) {
           try {
-            pages += (await ds.extract(buf.slice(0))).pages.length;
+            pages += (await ds.extract(buf.slice(0), { ocr: 'off' })).pages.length;
           } catch {}
         }
         return pages;

@@ -68,7 +68,7 @@ def main():
             best, pages, rss = None, 0, 0.0
             for _ in range(a.repeat):
                 if tool == "docsift":
-                    out, cpu, r = run([a.docsift, "bench", "--threads", "1", "--repeat", "1"] + files)
+                    out, cpu, r = run([a.docsift, "bench", "--ocr", "off", "--threads", "1", "--repeat", "1"] + files)
                     pages = int(next(l for l in out.splitlines() if l.startswith("TOTAL")).split("\t")[1])
                 else:
                     out, cpu, r = run([sys.executable, __file__, "--worker", tool] + files)

@@ -86,3 +86,18 @@ test('ocr: "off" leaves a scan unread', { timeout: 120_000 }, async () => {
   assert.equal(got.pages[0].ocr, undefined);
   assert.ok(!got.stages.includes('ocr'));
 });
+
+test('without reachable models a scan keeps its native text with a warning', { timeout: 120_000 }, async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + 'pkg/package.json');
+  const doc = await page.evaluate(async () => {
+    const { createDocsift } = await import('/pkg/index.js');
+    const ds = await createDocsift({ threads: 1, models: '/no-models-here/' });
+    const bytes = await (await fetch('/corpus/ocr/ocrmypdf/tests/resources/ccitt.pdf')).arrayBuffer();
+    const d = await ds.extract(bytes);
+    return { ocr: d.pages[0].ocr, warnings: d.pages[0].warnings };
+  });
+  await page.close();
+  assert.equal(doc.ocr, undefined);
+  assert.ok(doc.warnings?.some((w) => w.message.startsWith('not read by OCR')), JSON.stringify(doc.warnings));
+});

@@ -130,6 +130,9 @@ enum Command {
         models: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "cpu")]
         backend: BackendArg,
+        /// As for `extract`; `off` measures text extraction alone.
+        #[arg(long, value_enum, default_value = "auto")]
+        ocr: OcrArg,
     },
     /// Render a PDF page to PNG (what OCR sees).
     Render {
@@ -200,6 +203,14 @@ fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result
     Ok(())
 }
 
+fn ocr_mode(arg: OcrArg) -> docsift::OcrMode {
+    match arg {
+        OcrArg::Auto => docsift::OcrMode::Auto,
+        OcrArg::Off => docsift::OcrMode::Off,
+        OcrArg::Force => docsift::OcrMode::Force,
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum BackendArg {
     Cpu,
@@ -231,11 +242,7 @@ fn extract(files: &[PathBuf], args: ExtractArgs) -> Result<(), String> {
     let opts = Options {
         pages: page_list,
         password: args.password,
-        ocr: match args.ocr {
-            OcrArg::Auto => docsift::OcrMode::Auto,
-            OcrArg::Off => docsift::OcrMode::Off,
-            OcrArg::Force => docsift::OcrMode::Force,
-        },
+        ocr: ocr_mode(args.ocr),
         layout: args.layout,
         ocr_models: Some(ocr_models(args.models, args.backend)),
         ..Options::default()
@@ -301,13 +308,14 @@ fn bench(
     files: &[PathBuf],
     threads: usize,
     repeat: usize,
+    ocr: docsift::OcrMode,
     models: Option<PathBuf>,
     backend: BackendArg,
 ) -> Result<(), String> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
     let never = AtomicBool::new(false);
     // Models load on the first page that needs OCR, so only that file's first run pays for it.
-    let opts = Options { ocr_models: Some(ocr_models(models, backend)), ..Options::default() };
+    let opts = Options { ocr, ocr_models: Some(ocr_models(models, backend)), ..Options::default() };
     let (mut total_pages, mut total_secs) = (0usize, 0f64);
     println!("file\tpages\tseconds\tpages/s");
     for path in files {
@@ -478,7 +486,9 @@ fn main() -> ExitCode {
         Command::Extract { files, pages, password, format, ocr, layout, models, backend } => {
             extract(&files, ExtractArgs { pages, password, format, ocr, layout, models, backend })
         }
-        Command::Bench { files, threads, repeat, models, backend } => bench(&files, threads, repeat, models, backend),
+        Command::Bench { files, threads, repeat, models, backend, ocr } => {
+            bench(&files, threads, repeat, ocr_mode(ocr), models, backend)
+        }
         Command::Render { file, page, dpi, password, output } => render(&file, page, dpi, password, &output),
         Command::Html { paths, format, url } => html(&paths, format, url),
         Command::Dedup { paths, threshold, shingles, num_perm, format } => {
