@@ -1,0 +1,93 @@
+// Seconds per page and accuracy of OCR in headless Chromium: docsift's OCR build (tract,
+// wasm SIMD, in the docsift worker) side by side with tesseract.js 7 (eng best_int, in its
+// own worker), both served from the same local origin, on the same corpus images. Model
+// loading is excluded (one warm-up read each); best of --repeat. Usage:
+//   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
+//   node scripts/bench_ocr_browser.mjs [--repeat 2]
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
+const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1]) || 2;
+const require = createRequire(join(ROOT, 'package.json'));
+const dir = (pkg) => dirname(require.resolve(`${pkg}/package.json`));
+
+const pages = [
+  ['phototest.tif', 'ocr/tesseract-test/testing/phototest.tif', 'ocr/tesseract-test/testing/phototest.gold.txt'],
+  ['linn.png (300 dpi)', 'ocr/ocrmypdf/tests/resources/linn.png', 'ocr/ocrmypdf/tests/resources/linn.txt'],
+  ['8071_093.3B.tif (UNLV)', 'ocr/tesseract-test/testing/8071_093.3B.tif', 'ocr/tesseract-test/testing/8071_093.3B.txt'],
+];
+
+const norm = (s) => s.replace(/\s+/g, ' ').trim();
+function cer(got, want) {
+  const g = [...norm(got)], w = [...norm(want)];
+  let prev = Array.from({ length: g.length + 1 }, (_, j) => j);
+  for (let i = 0; i < w.length; i++) {
+    const cur = [i + 1];
+    for (let j = 0; j < g.length; j++) cur.push(Math.min(prev[j] + (w[i] === g[j] ? 0 : 1), prev[j + 1] + 1, cur[j] + 1));
+    prev = cur;
+  }
+  return prev[g.length] / Math.max(1, w.length);
+}
+
+const server = await serve({
+  port: 0,
+  isolate: false,
+  mounts: {
+    '/corpus/': CORPUS,
+    '/tess/': join(dir('tesseract.js'), 'dist'),
+    '/tess-core/': dir('tesseract.js-core'),
+    '/tess-lang/': join(dir('@tesseract.js-data/eng'), '4.0.0_best_int'),
+  },
+});
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const page = await browser.newPage();
+await page.goto(server.url + 'pkg/package.json');
+const results = await page.evaluate(async ({ pages, repeat }) => {
+  const { createDocsift } = await import('/pkg/index.js');
+  const { default: Tesseract } = await import('/tess/tesseract.esm.min.js');
+  const ds = await createDocsift({ threads: 1, models: '/models/' });
+  const tess = await Tesseract.createWorker('eng', 1, { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false });
+  const best = async (f) => {
+    let secs = Infinity, text = '';
+    for (let i = 0; i < repeat; i++) {
+      const t = performance.now();
+      text = await f();
+      secs = Math.min(secs, (performance.now() - t) / 1000);
+    }
+    return { secs, text };
+  };
+  const out = [];
+  let warm = false;
+  for (const [name, path] of pages) {
+    const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
+    if (!warm) {
+      await ds.extract(bytes.slice(0));
+      await tess.recognize(new Blob([bytes]));
+      warm = true;
+    }
+    const d = await best(async () => (await ds.extract(bytes.slice(0))).pages[0].text);
+    const t = await best(async () => (await tess.recognize(new Blob([bytes]))).data.text);
+    out.push({ name, d, t });
+  }
+  await tess.terminate();
+  return out;
+}, { pages: pages.map(([n, p]) => [n, p]), repeat });
+await browser.close();
+await server.close();
+
+console.log(`headless Chromium, one worker each, best of ${repeat}, models loaded beforehand`);
+console.log('page\tdocsift s\ttesseract.js s\tdocsift CER\ttesseract CER');
+let sd = 0, st = 0;
+for (const [i, r] of results.entries()) {
+  const truth = readFileSync(join(CORPUS, pages[i][2]), 'utf8');
+  sd += r.d.secs;
+  st += r.t.secs;
+  console.log(`${r.name}\t${r.d.secs.toFixed(2)}\t${r.t.secs.toFixed(2)}\t${cer(r.d.text, truth).toFixed(3)}\t${cer(r.t.text, truth).toFixed(3)}`);
+}
+console.log(`TOTAL\t${sd.toFixed(2)}\t${st.toFixed(2)}\tdocsift/tesseract time ${(sd / st).toFixed(2)}`);
