@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cer, f1 } from './ocr_metrics.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
@@ -34,26 +35,6 @@ for (const [name, pdf] of [['tracemonkey p1', 'pdfjs/test/pdfs/tracemonkey.pdf']
   const png = join(tmp, name.replace(/\W+/g, '_') + '.png');
   ds(['render', join(CORPUS, pdf), '--page', '1', '--dpi', '150', '-o', png]);
   pages.push([`${name} (150 dpi)`, png, ds(['extract', join(CORPUS, pdf), '--pages', '1', '--ocr', 'off'])]);
-}
-
-const norm = (s) => s.replace(/\s+/g, ' ').trim();
-function cer(got, want) {
-  const g = [...norm(got)], w = [...norm(want)];
-  let prev = Array.from({ length: g.length + 1 }, (_, j) => j);
-  for (let i = 0; i < w.length; i++) {
-    const cur = [i + 1];
-    for (let j = 0; j < g.length; j++) cur.push(Math.min(prev[j] + (w[i] === g[j] ? 0 : 1), prev[j + 1] + 1, cur[j] + 1));
-    prev = cur;
-  }
-  return prev[g.length] / Math.max(1, w.length);
-}
-function f1(got, want) {
-  const count = (s) => { const m = new Map(); for (const t of norm(s).split(' ').filter(Boolean)) m.set(t, (m.get(t) || 0) + 1); return m; };
-  const g = count(got), w = count(want);
-  let hit = 0, ng = 0, nw = 0;
-  for (const [t, n] of g) { ng += n; hit += Math.min(n, w.get(t) || 0); }
-  for (const n of w.values()) nw += n;
-  return hit === 0 ? 0 : (2 * hit) / (ng + nw);
 }
 
 const worker = await createWorker('eng', 1, { langPath, cachePath: tmp, gzip: true });

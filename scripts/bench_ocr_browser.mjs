@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { cer } from './ocr_metrics.mjs';
 import { serve } from './serve.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -22,18 +23,6 @@ const pages = [
   ['linn.png (300 dpi)', 'ocr/ocrmypdf/tests/resources/linn.png', 'ocr/ocrmypdf/tests/resources/linn.txt'],
   ['8071_093.3B.tif (UNLV)', 'ocr/tesseract-test/testing/8071_093.3B.tif', 'ocr/tesseract-test/testing/8071_093.3B.txt'],
 ];
-
-const norm = (s) => s.replace(/\s+/g, ' ').trim();
-function cer(got, want) {
-  const g = [...norm(got)], w = [...norm(want)];
-  let prev = Array.from({ length: g.length + 1 }, (_, j) => j);
-  for (let i = 0; i < w.length; i++) {
-    const cur = [i + 1];
-    for (let j = 0; j < g.length; j++) cur.push(Math.min(prev[j] + (w[i] === g[j] ? 0 : 1), prev[j + 1] + 1, cur[j] + 1));
-    prev = cur;
-  }
-  return prev[g.length] / Math.max(1, w.length);
-}
 
 const server = await serve({
   port: 0,
