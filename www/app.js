@@ -121,6 +121,24 @@ const isWebText = (file) => /\.(html?|xhtml|txt)$/i.test(file.name) || /^text\/(
 // and styles point at other sites, and this page must not contact them.
 const FRAME_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+/** Attributes that make a browser fetch something. */
+const FETCHING_ATTRS = ['src', 'srcset', 'poster', 'background', 'data', 'action', 'formaction', 'ping'];
+
+/**
+ * The article without anything that could fetch: the frame's policy already forbids loads,
+ * but a document's preload scanner may start image requests before a policy in the
+ * document is read, so nothing is left to fetch in the first place. DOMParser documents
+ * are inert: parsing here loads nothing.
+ */
+function inertHtml(html) {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const el of doc.querySelectorAll('script, link, iframe, frame, object, embed, base, meta')) el.remove();
+  for (const el of doc.body.querySelectorAll('*')) {
+    for (const name of FETCHING_ATTRS) el.removeAttribute(name);
+    if (/url\s*\(/i.test(el.getAttribute('style') || '')) el.removeAttribute('style');
+  }
+  return doc.body.innerHTML;
+}
 
 function renderArticle(card, doc) {
   const pages = card.querySelector('.pages');
@@ -132,9 +150,11 @@ function renderArticle(card, doc) {
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', '');
   frame.setAttribute('referrerpolicy', 'no-referrer');
+  // Embedded enforcement: the policy holds from the frame's first byte (where supported).
+  frame.setAttribute('csp', FRAME_POLICY);
   frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${FRAME_POLICY}">`
     + `<style>body{font:16px/1.5 system-ui,sans-serif;margin:1rem;max-width:42rem}img{display:none}</style>`
-    + `<h1>${escapeHtml(doc.title || '')}</h1>${doc.content}`;
+    + `<h1>${escapeHtml(doc.title || '')}</h1>${inertHtml(doc.content)}`;
   const text = Object.assign(document.createElement('pre'), { textContent: doc.text });
   const views = Object.assign(document.createElement('div'), { className: 'views' });
   views.append(frame, text);
