@@ -4,7 +4,7 @@
 //! parity tests compare it with tract.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use protobuf::Message;
@@ -16,18 +16,24 @@ use crate::backend::{Backend, ModelKind, Tensor};
 /// Sub-folder of the models folder that holds the prepared files.
 pub const PREPARED_DIR: &str = "wonnx";
 
-/// One prepared model file: its static input shape and where it is.
+/// One prepared model file: its static input shape and where it is; read and compiled on
+/// first use (a document needs a few of the shapes, and each file is megabytes).
 struct Prepared {
     shape: Vec<usize>,
-    bytes: Vec<u8>,
+    path: PathBuf,
+    compiled: Mutex<Option<Arc<Compiled>>>,
+}
+
+/// A compiled model. Its session owns GPU buffers, so calls on it take turns.
+struct Compiled {
+    session: Mutex<wonnx::Session>,
     input: String,
     /// Output names in the model's order, with their static shapes.
     outputs: Vec<(String, Vec<usize>)>,
-    /// Compiled on first use; a session owns GPU buffers, so calls on it take turns.
-    session: Mutex<Option<Arc<Mutex<wonnx::Session>>>>,
 }
 
 pub struct WonnxBackend {
+    /// Per model, its prepared files, smallest input first.
     models: HashMap<ModelKind, Vec<Prepared>>,
 }
 
@@ -50,8 +56,33 @@ pub fn adapter_available() -> bool {
     pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, backends, None)).is_some()
 }
 
+/// Reads a prepared file and compiles it for the GPU.
+fn compile(model: ModelKind, path: &Path) -> Result<Compiled, OcrError> {
+    let bytes = std::fs::read(path).map_err(|e| gpu_err(model, format!("{}: {e}", path.display())))?;
+    let proto = wonnx::onnx::ModelProto::parse_from_bytes(&bytes).map_err(|e| gpu_err(model, e))?;
+    let graph = proto.get_graph();
+    let weights: Vec<&str> = graph.get_initializer().iter().map(|t| t.get_name()).collect();
+    let input = graph
+        .get_input()
+        .iter()
+        .map(|i| i.get_name())
+        .find(|n| !weights.contains(n))
+        .ok_or_else(|| gpu_err(model, "prepared model has no input"))?
+        .to_string();
+    let outputs = graph
+        .get_output()
+        .iter()
+        .map(|o| {
+            let dims = o.get_field_type().get_tensor_type().get_shape().get_dim();
+            (o.get_name().to_string(), dims.iter().map(|d| d.get_dim_value().max(0) as usize).collect())
+        })
+        .collect();
+    let session = pollster::block_on(wonnx::Session::from_model(proto)).map_err(|e| gpu_err(model, e))?;
+    Ok(Compiled { session: Mutex::new(session), input, outputs })
+}
+
 impl WonnxBackend {
-    /// Reads every prepared file under `models_dir/wonnx`. Fails when no GPU adapter exists.
+    /// Lists the prepared files under `models_dir/wonnx`. Fails when no GPU adapter exists.
     pub fn open(models_dir: &Path) -> Result<Self, OcrError> {
         if !adapter_available() {
             return Err(OcrError::NoGpu);
@@ -60,54 +91,33 @@ impl WonnxBackend {
         let entries = std::fs::read_dir(&dir).map_err(|e| OcrError::Image(format!("{}: {e}", dir.display())))?;
         let mut models: HashMap<ModelKind, Vec<Prepared>> = HashMap::new();
         for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Some((kind, shape)) = parse_file_name(&name) else { continue };
-            let bytes = std::fs::read(entry.path()).map_err(|e| gpu_err(kind, e))?;
-            let proto = wonnx::onnx::ModelProto::parse_from_bytes(&bytes).map_err(|e| gpu_err(kind, e))?;
-            let graph = proto.get_graph();
-            let inits: Vec<&str> = graph.get_initializer().iter().map(|t| t.get_name()).collect();
-            let input = graph
-                .get_input()
-                .iter()
-                .map(|i| i.get_name())
-                .find(|n| !inits.contains(n))
-                .ok_or_else(|| gpu_err(kind, "prepared model has no input"))?
-                .to_string();
-            let outputs = graph
-                .get_output()
-                .iter()
-                .map(|o| {
-                    let dims = o.get_field_type().get_tensor_type().get_shape().get_dim();
-                    (o.get_name().to_string(), dims.iter().map(|d| d.get_dim_value().max(0) as usize).collect())
-                })
-                .collect();
-            models.entry(kind).or_default().push(Prepared { shape, bytes, input, outputs, session: Mutex::new(None) });
+            let Some((kind, shape)) = parse_file_name(&entry.file_name().to_string_lossy()) else { continue };
+            models.entry(kind).or_default().push(Prepared { shape, path: entry.path(), compiled: Mutex::new(None) });
+        }
+        for files in models.values_mut() {
+            files.sort_by_key(|p| p.shape.iter().product::<usize>());
         }
         Ok(WonnxBackend { models })
     }
 
     /// The input shapes prepared for a model, smallest first.
     pub fn shapes(&self, model: ModelKind) -> Vec<Vec<usize>> {
-        let mut s: Vec<Vec<usize>> =
-            self.models.get(&model).map(|v| v.iter().map(|p| p.shape.clone()).collect()).unwrap_or_default();
-        s.sort_by_key(|s| s.iter().product::<usize>());
-        s
+        self.models.get(&model).map(|v| v.iter().map(|p| p.shape.clone()).collect()).unwrap_or_default()
     }
 
-    fn session(&self, model: ModelKind, shape: &[usize]) -> Result<(&Prepared, Arc<Mutex<wonnx::Session>>), OcrError> {
+    fn compiled(&self, model: ModelKind, shape: &[usize]) -> Result<Arc<Compiled>, OcrError> {
         let prepared = self
             .models
             .get(&model)
             .and_then(|v| v.iter().find(|p| p.shape == shape))
             .ok_or_else(|| gpu_err(model, format!("no file prepared for input shape {shape:?}")))?;
-        let mut slot = prepared.session.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(s) = slot.as_ref() {
-            return Ok((prepared, s.clone()));
+        let mut slot = prepared.compiled.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
         }
-        let session = pollster::block_on(wonnx::Session::from_bytes(&prepared.bytes)).map_err(|e| gpu_err(model, e))?;
-        let session = Arc::new(Mutex::new(session));
-        *slot = Some(session.clone());
-        Ok((prepared, session))
+        let compiled = Arc::new(compile(model, &prepared.path)?);
+        *slot = Some(compiled.clone());
+        Ok(compiled)
     }
 }
 
@@ -131,13 +141,13 @@ impl Backend for WonnxBackend {
     }
 
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
-        let (prepared, session) = self.session(model, &input.shape)?;
-        let inputs = HashMap::from([(prepared.input.clone(), InputTensor::from(&input.data[..]))]);
+        let compiled = self.compiled(model, &input.shape)?;
+        let inputs = HashMap::from([(compiled.input.clone(), InputTensor::from(&input.data[..]))]);
         let mut out = {
-            let session = session.lock().unwrap_or_else(|p| p.into_inner());
+            let session = compiled.session.lock().unwrap_or_else(|p| p.into_inner());
             pollster::block_on(session.run(&inputs)).map_err(|e| gpu_err(model, e))?
         };
-        prepared
+        compiled
             .outputs
             .iter()
             .map(|(name, shape)| {
