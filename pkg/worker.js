@@ -46,10 +46,6 @@ async function init(threads, models) {
   return { threaded: wasm.threaded(), threads: poolSize, isolated };
 }
 
-/** PNG, JPEG and TIFF signatures: inputs read only by OCR. */
-const IMAGE_MAGIC = [[0x89, 0x50, 0x4e, 0x47], [0xff, 0xd8, 0xff], [0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]];
-const isImage = (b) => IMAGE_MAGIC.some((m) => m.every((v, i) => b[i] === v));
-
 /** The OCR build (tract with SIMD, ~5 MB gzipped) and the models, fetched once. */
 function ocrModule(id) {
   ocrBuild ??= (async () => {
@@ -116,7 +112,7 @@ function errorShape(e) {
 
 async function extract(id, buffer, options) {
   const bytes = new Uint8Array(buffer);
-  if (isImage(bytes)) return extractImage(id, bytes, options);
+  if (wasm.isImage(bytes)) return extractImage(id, bytes, options);
   const doc = new wasm.Doc(bytes, options.password ?? undefined, undefined);
   try {
     const indices = doc.resolvePages(options.pages ? Uint32Array.from(options.pages) : undefined);

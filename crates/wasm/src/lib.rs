@@ -56,6 +56,12 @@ fn options(password: Option<String>, ocr: Option<String>) -> Result<Options, JsV
     })
 }
 
+/// Whether the input is a PNG, JPEG or TIFF image (read only by OCR).
+#[wasm_bindgen(js_name = isImage)]
+pub fn is_image(bytes: &[u8]) -> bool {
+    docsift::sniff(bytes) == Some(docsift::Format::Image)
+}
+
 /// Whether this build extracts pages in parallel.
 #[wasm_bindgen]
 pub fn threaded() -> bool {
