@@ -80,8 +80,13 @@ export interface Docsift {
   terminate(): void;
 }
 
-/** `models`: folder URL (same origin) of det.onnx, rec.onnx, cls.onnx for OCR; default "models/". */
-export function createDocsift(options?: { threads?: number; models?: string }): Promise<Docsift>;
+/**
+ * `models`: folder URL (same origin) of det.onnx, rec.onnx, cls.onnx for OCR, and wonnx/ with
+ * the files prepared for WebGPU; default "models/". `backend`: where OCR models run — "auto"
+ * (default: a hardware WebGPU adapter when cross-origin isolated, else the CPU), "webgpu" (any
+ * adapter, software ones too), "cpu". A page's `ocr.engine` says which ran ("wonnx", "tract").
+ */
+export function createDocsift(options?: { threads?: number; models?: string; backend?: 'auto' | 'webgpu' | 'cpu' }): Promise<Docsift>;
 
 export class DocsiftError extends Error { code: string }
 export class PasswordRequiredError extends DocsiftError {}

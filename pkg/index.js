@@ -17,9 +17,11 @@ async function toArrayBuffer(input) {
  * Starts a docsift worker. `threads` is the pool size of the threaded build, used when the
  * page is cross-origin isolated; otherwise the single-threaded build runs. `models` is the
  * folder (same origin) holding det.onnx, rec.onnx and cls.onnx, fetched only when a page or
- * image needs OCR.
+ * image needs OCR, and wonnx/ with the files prepared for WebGPU. `backend` says where the
+ * OCR models run: "auto" on a hardware WebGPU adapter when the page is cross-origin
+ * isolated, else the CPU; "webgpu" on any adapter, software ones too; "cpu" never on the GPU.
  */
-export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/' } = {}) {
+export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/', backend = 'auto' } = {}) {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const pending = new Map();
   let nextId = 1;
@@ -30,7 +32,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     };
     worker.onerror = (e) => reject(new Error(`docsift worker failed to start: ${e.message || e}`));
     const base = globalThis.location?.href;
-    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models });
+    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models, backend });
   });
   worker.onmessage = (e) => {
     const msg = e.data;

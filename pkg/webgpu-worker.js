@@ -1,7 +1,9 @@
 // The WebGPU model worker: wonnx compiled to wasm (a module of its own, loaded only when a
 // model is asked for), running the prepared model files on the page's GPU. Model files are
 // fetched from the page's own origin and kept in the Cache API, so a second visit reads
-// them offline.
+// them offline. It is driven by messages (`openGpuModels` in webgpu.js), or serves the
+// threaded OCR build's model calls through a mailbox in that build's shared memory
+// (`serve`; the Rust side is crates/wasm/src/gpu.rs).
 
 import { fetchModel } from './models.js';
 
@@ -42,6 +44,15 @@ if (self.GPUAdapter && !self.GPUAdapter.prototype.__docsiftPatched) {
 let runtime = null;
 const models = new Map();
 
+/** Word offsets of the mailbox; crates/wasm/src/gpu.rs has the same layout. */
+const MAILBOX = { STATE: 0, MODEL: 1, INPUT_PTR: 2, INPUT_LEN: 3, SHAPE: 4, OUT_COUNT: 8, OUT_TOTAL: 9, OUT_PTR: 10, OUT_RANKS: 11, OUT_SHAPES: 15, MESSAGE_LEN: 31, MESSAGE: 32, WORDS: 288 };
+const MAX_OUTPUTS = 4;
+const RANK = 4;
+const MESSAGE_BYTES = 1024;
+const STATE = { IDLE: 0, REQUEST: 1, TAKEN: 2, SIZED: 3, BUFFER: 4, WRITING: 5, DONE: 6, FAILED: 7, ABANDONED: 8 };
+/** Model indices as in the Rust ModelKind::ALL, by their prepared files' prefixes. */
+const MODEL_FILES = ['det', 'rec', 'cls', 'layout'];
+
 async function loadRuntime() {
   if (!self.navigator.gpu) throw new Error('WebGPU is not available in this browser');
   const adapter = await self.navigator.gpu.requestAdapter();
@@ -50,6 +61,79 @@ async function loadRuntime() {
   await mod.default();
   const info = adapter.info || {};
   return { mod, adapter: { vendor: info.vendor || '', architecture: info.architecture || '', description: info.description || '' } };
+}
+
+/** Resolves once the mailbox state is one of `states`. */
+async function waitFor(words, states) {
+  for (;;) {
+    const w = words();
+    const now = Atomics.load(w, MAILBOX.STATE);
+    if (states.includes(now)) return now;
+    const wait = Atomics.waitAsync(w, MAILBOX.STATE, now);
+    if (wait.async) await wait.value;
+  }
+}
+
+function handOver(w, from, to) {
+  const ok = Atomics.compareExchange(w, MAILBOX.STATE, from, to) === from;
+  if (ok) Atomics.notify(w, MAILBOX.STATE);
+  return ok;
+}
+
+/**
+ * Serves model calls from the mailbox until the Rust side abandons it: each request names
+ * a model and an input shape, which pick the prepared file `${base}${model}_${shape}.onnx`
+ * (compiled on first use).
+ */
+async function serveMailbox(mod, memory, address, base, files) {
+  const words = () => new Int32Array(memory.buffer, address, MAILBOX.WORDS);
+  const compiled = new Map();
+  const modelFor = (file) => {
+    if (!compiled.has(file)) compiled.set(file, fetchModel(base + file).then((bytes) => mod.GpuModel.load(bytes, [])));
+    return compiled.get(file);
+  };
+  for (;;) {
+    if ((await waitFor(words, [STATE.REQUEST, STATE.ABANDONED])) === STATE.ABANDONED) return;
+    let w = words();
+    if (!handOver(w, STATE.REQUEST, STATE.TAKEN)) continue;
+    // The input is copied before anything is awaited: the Rust side owns that memory.
+    const input = new Float32Array(memory.buffer, w[MAILBOX.INPUT_PTR], w[MAILBOX.INPUT_LEN]).slice();
+    const file = `${MODEL_FILES[w[MAILBOX.MODEL]]}_${Array.from(w.subarray(MAILBOX.SHAPE, MAILBOX.SHAPE + RANK)).join('x')}.onnx`;
+    try {
+      if (!files.includes(file)) throw new Error(`${file} is not prepared`);
+      const model = await modelFor(file);
+      const outputs = await model.run(input);
+      const declared = model.outputs();
+      if (declared.length > MAX_OUTPUTS) throw new Error(`${file} has ${declared.length} outputs`);
+      w = words();
+      w[MAILBOX.OUT_COUNT] = declared.length;
+      let total = 0;
+      declared.forEach(({ name, shape }, i) => {
+        if (shape.length > RANK || outputs[name].length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`output ${name} does not have shape ${shape}`);
+        w[MAILBOX.OUT_RANKS + i] = shape.length;
+        shape.forEach((d, k) => { w[MAILBOX.OUT_SHAPES + i * RANK + k] = d; });
+        total += outputs[name].length;
+      });
+      w[MAILBOX.OUT_TOTAL] = total;
+      if (!handOver(w, STATE.TAKEN, STATE.SIZED)) return;
+      if ((await waitFor(words, [STATE.BUFFER, STATE.ABANDONED])) !== STATE.BUFFER) return;
+      w = words();
+      if (!handOver(w, STATE.BUFFER, STATE.WRITING)) return;
+      const out = new Float32Array(memory.buffer, w[MAILBOX.OUT_PTR], total);
+      let at = 0;
+      for (const { name } of declared) {
+        out.set(outputs[name], at);
+        at += outputs[name].length;
+      }
+      handOver(w, STATE.WRITING, STATE.DONE);
+    } catch (e) {
+      w = words();
+      const message = new TextEncoder().encode(String(e?.message || e)).slice(0, MESSAGE_BYTES);
+      new Uint8Array(memory.buffer, address + MAILBOX.MESSAGE * 4, MESSAGE_BYTES).set(message);
+      w[MAILBOX.MESSAGE_LEN] = message.length;
+      if (!handOver(w, STATE.TAKEN, STATE.FAILED)) return;
+    }
+  }
 }
 
 const handlers = {
@@ -66,6 +150,13 @@ const handlers = {
     models.get(name)?.free();
     models.set(name, model);
     return { ms: performance.now() - started };
+  },
+  /** Starts serving the mailbox (see serveMailbox); answers once the device is up. */
+  async serve({ memory, address, base, files }) {
+    runtime ??= loadRuntime();
+    const { mod, adapter } = await runtime;
+    serveMailbox(mod, memory, address, base, files).catch((e) => console.error('docsift: GPU mailbox stopped:', e));
+    return { adapter };
   },
   async run({ name, input }) {
     const model = models.get(name);

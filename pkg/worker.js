@@ -12,6 +12,10 @@ let wasm = null;
 let poolSize = 1;
 /** Folder URL of the OCR model files (same origin), from createDocsift. */
 let modelsUrl = null;
+/** Where OCR models run: 'auto' (a hardware WebGPU adapter if any), 'webgpu' (any adapter), 'cpu'. */
+let backend = 'auto';
+/** The adapter the OCR models run on, once the GPU worker serves them; null on the CPU. */
+let gpuAdapter = null;
 /** The OCR build with its models, loaded on the first page or image that needs it. */
 let ocrBuild = null;
 const aborted = new Set();
@@ -23,8 +27,9 @@ const yieldNow = () => new Promise((resolve) => {
   channel.port2.postMessage(0);
 });
 
-async function init(threads, models) {
+async function init(threads, models, modelBackend = 'auto') {
   modelsUrl = models;
+  backend = modelBackend;
   const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
   if (isolated && threads > 1) {
     try {
@@ -46,15 +51,63 @@ async function init(threads, models) {
   return { threaded: wasm.threaded(), threads: poolSize, isolated };
 }
 
-/** The OCR build (tract with SIMD, ~5 MB gzipped) and the models, fetched once. */
+/** The OCR build as the text build runs: on a pool of the same size when threaded. */
+async function loadOcrBuild() {
+  if (poolSize > 1) {
+    try {
+      const mod = await import('./wasm/ocr-threaded/docsift_wasm.js');
+      await mod.default();
+      await mod.initThreadPool(poolSize);
+      return mod;
+    } catch (e) {
+      console.warn('docsift: threaded OCR build unavailable, using the single-threaded one:', e);
+    }
+  }
+  const mod = await import('./wasm/ocr/docsift_wasm.js');
+  await mod.default();
+  return mod;
+}
+
+/**
+ * Starts the WebGPU worker serving the threaded OCR build's mailbox, and returns the
+ * prepared model files it serves (models/wonnx/index.json); undefined keeps every model on
+ * the CPU: backend 'cpu', no threaded build (the mailbox needs shared memory), no WebGPU,
+ * a software adapter under 'auto', or no prepared files.
+ */
+async function gpuFiles(mod) {
+  const mailbox = backend === 'cpu' ? null : mod.gpuMailbox();
+  if (!mailbox || !self.navigator.gpu) return undefined;
+  let worker;
+  try {
+    // A fallback adapter is a software rasteriser (SwiftShader): correct, but slower than the CPU.
+    const adapter = await self.navigator.gpu.requestAdapter();
+    if (!adapter || ((adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter) && backend !== 'webgpu')) return undefined;
+    const listing = await fetch(`${modelsUrl}wonnx/index.json`);
+    if (!listing.ok) return undefined;
+    const { files } = await listing.json();
+    worker = new Worker(new URL('./webgpu-worker.js', import.meta.url), { type: 'module' });
+    const reply = await new Promise((resolve, reject) => {
+      worker.onmessage = ({ data }) => (data.ok ? resolve(data.result) : reject(new Error(data.error.message)));
+      worker.onerror = (e) => reject(new Error(e.message || 'WebGPU worker failed'));
+      worker.postMessage({ id: 0, op: 'serve', memory: mailbox.memory, address: mailbox.address, base: `${modelsUrl}wonnx/`, files });
+    });
+    gpuAdapter = reply.adapter;
+    return files;
+  } catch (e) {
+    worker?.terminate();
+    console.warn('docsift: WebGPU unavailable, OCR models run on the CPU:', e);
+    return undefined;
+  }
+}
+
+/** The OCR build (tract with SIMD, ~7 MB gzipped) and the models, fetched once. */
 function ocrModule(id) {
   ocrBuild ??= (async () => {
     if (!modelsUrl) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
     self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
-    const mod = await import('./wasm/ocr/docsift_wasm.js');
-    await mod.default();
+    const mod = await loadOcrBuild();
     const [det, rec, cls] = await Promise.all(['det', 'rec', 'cls'].map((m) => fetchModel(`${modelsUrl}${m}.onnx`)));
-    mod.setOcrModels(det, rec, cls, undefined);
+    mod.setOcrModels(det, rec, cls, undefined, await gpuFiles(mod));
     return mod;
   })();
   return ocrBuild.catch((e) => {
@@ -174,7 +227,7 @@ self.onmessage = async (event) => {
   const msg = event.data;
   try {
     if (msg.type === 'init') {
-      self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models) });
+      self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models, msg.backend) });
     } else if (msg.type === 'abort') {
       aborted.add(msg.id);
     } else if (msg.type === 'dedup') {

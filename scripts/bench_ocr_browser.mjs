@@ -1,9 +1,11 @@
 // Seconds per page and accuracy of OCR in headless Chromium: docsift's OCR build (tract,
 // wasm SIMD, in the docsift worker) side by side with tesseract.js 7 (eng best_int, in its
 // own worker), both served from the same local origin, on the same corpus images. Model
-// loading is excluded (one warm-up read each); best of --repeat. Usage:
+// loading is excluded (one warm-up read each); best of --repeat. With --threads N > 1 the
+// page is cross-origin isolated and docsift runs its threaded OCR build on a pool of N
+// (tesseract.js reads a page on one thread whatever its worker count). Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
-//   node scripts/bench_ocr_browser.mjs [--repeat 2]
+//   node scripts/bench_ocr_browser.mjs [--repeat 2] [--threads 1]
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -15,6 +17,7 @@ import { serve } from './serve.mjs';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
 const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1]) || 2;
+const threads = Number(process.argv[process.argv.indexOf('--threads') + 1]) || 1;
 const require = createRequire(join(ROOT, 'package.json'));
 const dir = (pkg) => dirname(require.resolve(`${pkg}/package.json`));
 
@@ -26,7 +29,7 @@ const pages = [
 
 const server = await serve({
   port: 0,
-  isolate: false,
+  isolate: threads > 1,
   mounts: {
     '/corpus/': CORPUS,
     '/tess/': join(dir('tesseract.js'), 'dist'),
@@ -37,10 +40,10 @@ const server = await serve({
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
 const page = await browser.newPage();
 await page.goto(server.url + 'pkg/package.json');
-const results = await page.evaluate(async ({ pages, repeat }) => {
+const results = await page.evaluate(async ({ pages, repeat, threads }) => {
   const { createDocsift } = await import('/pkg/index.js');
   const { default: Tesseract } = await import('/tess/tesseract.esm.min.js');
-  const ds = await createDocsift({ threads: 1, models: '/models/' });
+  const ds = await createDocsift({ threads, models: '/models/' });
   const tess = await Tesseract.createWorker('eng', 1, { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false });
   const best = async (f) => {
     let secs = Infinity, text = '';
@@ -66,11 +69,11 @@ const results = await page.evaluate(async ({ pages, repeat }) => {
   }
   await tess.terminate();
   return out;
-}, { pages: pages.map(([n, p]) => [n, p]), repeat });
+}, { pages: pages.map(([n, p]) => [n, p]), repeat, threads });
 await browser.close();
 await server.close();
 
-console.log(`headless Chromium, one worker each, best of ${repeat}, models loaded beforehand`);
+console.log(`headless Chromium, docsift on ${threads} thread(s), tesseract.js one worker, best of ${repeat}, models loaded beforehand`);
 console.log('page\tdocsift s\ttesseract.js s\tdocsift CER\ttesseract CER');
 let sd = 0, st = 0;
 for (const [i, r] of results.entries()) {

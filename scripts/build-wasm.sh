@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds both browser builds into pkg/wasm/{single,threaded}: the single-threaded one on
-# stable, the threaded one (wasm-bindgen-rayon: shared memory, atomics) on nightly with
-# build-std. Installs what is missing: rustup targets and rust-src, wasm-bindgen-cli of
+# Builds the browser builds into pkg/wasm/: single and ocr on stable, threaded and
+# ocr-threaded (wasm-bindgen-rayon: shared memory, atomics) on nightly with build-std, and
+# the WebGPU model runtime (webgpu/). Installs what is missing: rustup targets and rust-src, wasm-bindgen-cli of
 # the version in Cargo.lock (cached in ~/.cache/docsift-tools), npm packages (binaryen's
 # wasm-opt).
 source "$(dirname "$0")/env.sh"
@@ -35,33 +35,46 @@ fi
 cargo build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm >&2
 SINGLE="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
 
-# Threaded build: its flags differ, so it gets its own target dir.
+# Threaded builds (shared memory, atomics: wasm-bindgen-rayon's pool) need their own
+# target dirs, as their flags differ.
+threads_flags() { # $1: maximum memory in bytes; $2: extra target features
+  echo "-C target-feature=+atomics,+bulk-memory${2:-} -C link-arg=--shared-memory -C link-arg=--max-memory=$1 \
+ -C link-arg=--import-memory -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
+ -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base -C link-arg=--export=__heap_base"
+}
+build_threaded() { # $1: target dir; $2: features; $3: rustflags
+  CARGO_TARGET_DIR="$1" CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$3" \
+    cargo +nightly build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm --features "$2" \
+    -Z build-std=panic_abort,std >&2
+}
 THREADS_TARGET="${CARGO_TARGET_DIR}-threads"
-[ "$threads" = yes ] && CARGO_TARGET_DIR="$THREADS_TARGET" \
-CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+atomics,+bulk-memory \
- -C link-arg=--shared-memory -C link-arg=--max-memory=1073741824 -C link-arg=--import-memory \
- -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size -C link-arg=--export=__tls_align \
- -C link-arg=--export=__tls_base -C link-arg=--export=__heap_base" \
-  cargo +nightly build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm --features threads \
-  -Z build-std=panic_abort,std >&2
+[ "$threads" = yes ] && build_threaded "$THREADS_TARGET" threads "$(threads_flags 1073741824)"
 THREADED="$THREADS_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
 
-# OCR build: single-threaded with tract (SIMD) and hayro; loaded only when a page needs OCR.
+# OCR builds (tract with SIMD, hayro), loaded only when a page needs OCR: single-threaded,
+# and threaded (recognition lines in parallel) for cross-origin isolated pages. A 300 dpi
+# page's image, detection maps and per-thread recognition buffers need more than 1 GiB.
 OCR_TARGET="${CARGO_TARGET_DIR}-ocr"
 CARGO_TARGET_DIR="$OCR_TARGET" CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
   cargo build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm --features ocr >&2
 OCR="$OCR_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
+OCR_THREADS_TARGET="${CARGO_TARGET_DIR}-ocr-threads"
+[ "$threads" = yes ] && build_threaded "$OCR_THREADS_TARGET" threads,ocr "$(threads_flags 4294967296 ,+simd128)"
+OCR_THREADED="$OCR_THREADS_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
 
-flavours="single ocr"; [ "$threads" = yes ] && flavours="single threaded ocr"
-rm -rf pkg/wasm/threaded
+flavours="single ocr"; [ "$threads" = yes ] && flavours="single threaded ocr ocr-threaded"
+rm -rf pkg/wasm/threaded pkg/wasm/ocr-threaded
 for flavour in $flavours; do
-  src=$SINGLE; [ "$flavour" = threaded ] && src=$THREADED; [ "$flavour" = ocr ] && src=$OCR
+  case $flavour in
+    single) src=$SINGLE ;; threaded) src=$THREADED ;; ocr) src=$OCR ;; ocr-threaded) src=$OCR_THREADED ;;
+  esac
   out="pkg/wasm/$flavour"
   rm -rf "$out" && mkdir -p "$out"
   "$WB_BIN" --target web --out-dir "$out" "$src"
   # Debian's binaryen breaks wasm-bindgen output (see TOOLCHAIN.md): only npm's is used.
-  # The OCR build is left as it is: wasm-opt takes minutes on its 21 MB for a 3% gain.
-  if [ "$flavour" != ocr ] && node_modules/.bin/wasm-opt -O3 "$out/docsift_wasm_bg.wasm" -o "$out/opt.wasm" 2>/dev/null; then
+  # The OCR builds are left as they are: wasm-opt takes minutes on their 21 MB for a 3% gain.
+  [ "${flavour#ocr}" = "$flavour" ] || continue
+  if node_modules/.bin/wasm-opt -O3 "$out/docsift_wasm_bg.wasm" -o "$out/opt.wasm" 2>/dev/null; then
     mv "$out/opt.wasm" "$out/docsift_wasm_bg.wasm"
   else
     rm -f "$out/opt.wasm"
@@ -90,4 +103,11 @@ MODELS="${DOCSIFT_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/docsift-tools/models}"
 for m in det rec cls; do
   [ -f "$MODELS/$m.onnx" ] && cp -u "$MODELS/$m.onnx" "www/models/$m.onnx"
 done
+# ... and the files prepared for WebGPU, with their list (the worker reads it to know what
+# the GPU can run; each file is fetched only when a page needs its shape).
+if ls "$MODELS"/wonnx/*.onnx >/dev/null 2>&1; then
+  mkdir -p www/models/wonnx
+  cp -u "$MODELS"/wonnx/*.onnx www/models/wonnx/
+  (cd www/models/wonnx && ls *.onnx | node -e 'const f = require("fs").readFileSync(0, "utf8").split("\n").filter(Boolean); console.log(JSON.stringify({ files: f }))' > index.json)
+fi
 ls -l pkg/wasm/*/docsift_*_bg.wasm >&2

@@ -207,8 +207,9 @@ async function process(file, password) {
       },
     });
     const n = doc.pages.length;
-    const ocrd = doc.pages.filter((p) => p.ocr).length;
-    status.textContent = `${n} page${n === 1 ? "" : "s"} in ${Math.round(performance.now() - started)} ms` + (ocrd ? `, ${ocrd} read by OCR` : '');
+    const ocrd = doc.pages.filter((p) => p.ocr);
+    const engines = [...new Set(ocrd.map((p) => (p.ocr.engine === 'wonnx' ? 'WebGPU' : 'CPU')))].join(', ');
+    status.textContent = `${n} page${n === 1 ? "" : "s"} in ${Math.round(performance.now() - started)} ms` + (ocrd.length ? `, ${ocrd.length} read by OCR (${engines})` : '');
     card.querySelector('.password').hidden = true;
     render(card, doc);
     extracted.set(file.name, docText(doc));

@@ -17,27 +17,30 @@ const CLI = join(TARGET, 'release', 'docsift');
 /** Same model, same code, different float rounding (wasm SIMD vs native): boxes agree to a pixel or so. */
 const BOX_TOLERANCE = 2.0;
 
-let browser, server;
+let browser, server, plain;
 
 before(async () => {
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-quic', '--no-first-run'] });
   server = await serve({ port: 0, isolate: true, mounts: { '/corpus/': CORPUS } });
+  plain = await serve({ port: 0, isolate: false, mounts: { '/corpus/': CORPUS } });
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
+  await plain?.close();
 });
 
 function native(path) {
   return JSON.parse(execFileSync(CLI, ['extract', '--format', 'json', join(CORPUS, path)], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }));
 }
 
-async function inBrowser(path, options = {}) {
+/** Extraction in a page of `on` (isolated: the threaded builds run on a pool of 2). */
+async function inBrowser(path, options = {}, on = server) {
   const page = await browser.newPage();
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));
-  await page.goto(server.url + 'pkg/package.json');
+  await page.goto(on.url + 'pkg/package.json');
   const result = await page.evaluate(async ({ path, options }) => {
     const { createDocsift } = await import('/pkg/index.js');
     const ds = await createDocsift({ threads: 2, models: '/models/' });
@@ -49,9 +52,10 @@ async function inBrowser(path, options = {}) {
     return { seconds, stages: [...stages], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
   }, { path, options });
   await page.close();
-  const origin = new URL(server.url).origin;
+  const origin = new URL(on.url).origin;
   // Object URLs (the thread pool's workers) are local, not requests.
   assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith(`blob:${origin}/`)), [], 'only same-origin requests');
+  result.ocrBuilds = [...new Set(requests.flatMap((u) => u.match(/\/wasm\/(ocr[\w-]*)\//)?.[1] ?? []))];
   return result;
 }
 
@@ -71,11 +75,14 @@ function assertSameReading(got, want, label) {
   });
 }
 
-for (const path of ['ocr/tesseract-test/testing/phototest.tif', 'ocr/ocrmypdf/tests/resources/ccitt.pdf']) {
-  test(`${path.split('/').pop()} is read by OCR in the browser as by the CLI`, { timeout: 600_000 }, async () => {
-    const got = await inBrowser(path);
+// The image on a plain page (the single-threaded OCR build), the scan on an isolated one
+// (the threaded OCR build, lines recognised in parallel).
+for (const [path, on, build] of [['ocr/tesseract-test/testing/phototest.tif', () => plain, 'ocr'], ['ocr/ocrmypdf/tests/resources/ccitt.pdf', () => server, 'ocr-threaded']]) {
+  test(`${path.split('/').pop()} is read by OCR in the ${build} build as by the CLI`, { timeout: 600_000 }, async () => {
+    const got = await inBrowser(path, {}, on());
     const want = native(path);
-    console.log(`# ${path}: ${got.seconds.toFixed(1)} s in the browser (models loaded on first need; stages ${got.stages.join(', ')})`);
+    console.log(`# ${path}: ${got.seconds.toFixed(1)} s in the browser, ${build} build (models loaded on first need; stages ${got.stages.join(', ')})`);
+    assert.deepEqual(got.ocrBuilds, [build]);
     assert.ok(got.stages.includes('ocr'), 'OCR progress reported');
     assertSameReading(got, want, path);
   });

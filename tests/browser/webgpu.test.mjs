@@ -1,11 +1,13 @@
 // WebGPU in the browser: the wonnx wasm module in its worker, in headless Chromium with
 // --enable-unsafe-webgpu (SwiftShader, a software adapter: correctness, not speed). For the
 // recognition and orientation models, the prepared file run there must give tract's output
-// for the same input within tolerance. Model files come from the page's own origin.
+// for the same input within tolerance; and the page OCR of the threaded build, whose model
+// calls go to that worker through the mailbox in shared memory, must read what the CPU
+// reads. Model files come from the page's own origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,15 +22,33 @@ const PAGE_IMAGE = join(CORPUS, 'ocr', 'tesseract-test', 'testing', 'phototest.t
 /** As in tests/tests/ocr_parity.rs: rounding differences stay below 1e-4; a wrong kernel is off by ≥ 0.1. */
 const TOLERANCE = 2e-3;
 const CASES = [['rec', '1x3x48x320'], ['cls', '1x3x48x192']];
+/**
+ * What the page OCR test serves to the GPU: the orientation and the narrowest recognition
+ * file (SwiftShader takes ~10 s per 320-wide line; detection would take minutes), so the
+ * mailbox carries those calls and detection stays on the CPU.
+ */
+const GPU_FILES = ['cls_1x3x48x192.onnx', 'rec_1x3x48x320.onnx'];
+/** Same model, same input, GPU vs CPU float rounding: boxes agree to a pixel or so. */
+const BOX_TOLERANCE = 2.0;
 
 let browser, server;
+
+/** A models folder for createDocsift: the CPU files, and wonnx/ holding only GPU_FILES. */
+function gpuModelsFolder() {
+  const dir = mkdtempSync(join(tmpdir(), 'docsift-gpu-models-'));
+  for (const m of ['det', 'rec', 'cls']) symlinkSync(join(MODELS, `${m}.onnx`), join(dir, `${m}.onnx`));
+  mkdirSync(join(dir, 'wonnx'));
+  for (const f of GPU_FILES) symlinkSync(join(MODELS, 'wonnx', f), join(dir, 'wonnx', f));
+  writeFileSync(join(dir, 'wonnx', 'index.json'), JSON.stringify({ files: GPU_FILES }));
+  return dir;
+}
 
 before(async () => {
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader', '--disable-quic', '--no-first-run'],
   });
-  server = await serve({ port: 0, isolate: true, mounts: { '/models/': join(MODELS, 'wonnx') } });
+  server = await serve({ port: 0, isolate: true, mounts: { '/models/': join(MODELS, 'wonnx'), '/gpu-models/': gpuModelsFolder() } });
 });
 
 after(async () => {
@@ -70,3 +90,47 @@ for (const [model, shape] of CASES) {
     await page.close();
   });
 }
+
+test('page OCR on WebGPU (mailbox from the threaded build) reads what the CPU reads', { timeout: 600_000 }, async () => {
+  const page = await browser.newPage();
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(server.url + 'pkg/package.json');
+  const got = await page.evaluate(async () => {
+    // A short printed line, drawn here: one recognition call of the narrowest width.
+    const canvas = new OffscreenCanvas(220, 64);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    ctx.fillStyle = '#000';
+    ctx.font = '30px sans-serif';
+    ctx.fillText('docsift 42', 16, 42);
+    const png = await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer();
+    const { createDocsift } = await import('/pkg/index.js');
+    const read = async (backend) => {
+      const ds = await createDocsift({ threads: 2, models: '/gpu-models/', backend });
+      const started = performance.now();
+      const p = (await ds.extract(png.slice(0))).pages[0];
+      const seconds = (performance.now() - started) / 1000;
+      ds.terminate();
+      return { seconds, text: p.text, engine: p.ocr?.engine, words: p.words.map((w) => w.bbox) };
+    };
+    return { gpu: await read('webgpu'), cpu: await read('cpu'), auto: await read('auto') };
+  });
+  await page.close();
+  console.log(`# page OCR: WebGPU ${got.gpu.seconds.toFixed(1)} s (${got.gpu.engine}), CPU ${got.cpu.seconds.toFixed(1)} s (${got.cpu.engine}): ${JSON.stringify(got.gpu.text)}`);
+  assert.equal(got.gpu.engine, 'wonnx', 'the GPU served the model calls');
+  assert.equal(got.cpu.engine, 'tract');
+  // SwiftShader is a fallback (software) adapter: "auto" leaves the models on the CPU.
+  assert.equal(got.auto.engine, 'tract', '"auto" does not pick a software adapter');
+  assert.ok(got.cpu.text.includes('docsift'), `the CPU reading is sane: ${JSON.stringify(got.cpu.text)}`);
+  assert.equal(got.gpu.text, got.cpu.text);
+  assert.equal(got.gpu.words.length, got.cpu.words.length);
+  got.gpu.words.forEach((b, k) => {
+    const o = got.cpu.words[k];
+    const off = Math.max(Math.abs(b.x0 - o.x0), Math.abs(b.top - o.top), Math.abs(b.x1 - o.x1), Math.abs(b.bottom - o.bottom));
+    assert.ok(off <= BOX_TOLERANCE, `word ${k}: ${JSON.stringify(b)} vs ${JSON.stringify(o)}`);
+  });
+  const origin = new URL(server.url).origin;
+  assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith(`blob:${origin}/`)), [], 'only same-origin requests');
+});

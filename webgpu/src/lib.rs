@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use js_sys::{Float32Array, Object, Reflect};
+use js_sys::{Array, Float32Array, Object, Reflect};
 use protobuf::Message;
 use wasm_bindgen::prelude::*;
 use wonnx::utils::{InputTensor, OutputTensor};
@@ -20,6 +20,8 @@ pub fn start() {
 pub struct GpuModel {
     session: wonnx::Session,
     input: String,
+    /// The graph's outputs in its order, with their static shapes.
+    outputs: Vec<(String, Vec<u32>)>,
 }
 
 fn js_err(e: impl std::fmt::Display) -> JsError {
@@ -42,9 +44,30 @@ impl GpuModel {
             .find(|n| !weights.contains(n))
             .ok_or_else(|| JsError::new("the model has no input"))?
             .to_string();
+        let declared = graph
+            .get_output()
+            .iter()
+            .map(|o| {
+                let dims = o.get_field_type().get_tensor_type().get_shape().get_dim();
+                (o.get_name().to_string(), dims.iter().map(|d| d.get_dim_value().max(0) as u32).collect())
+            })
+            .collect();
         let config = wonnx::SessionConfig::new().with_outputs((!outputs.is_empty()).then_some(outputs));
         let session = wonnx::Session::from_model_with_config(proto, &config).await.map_err(js_err)?;
-        Ok(GpuModel { session, input })
+        Ok(GpuModel { session, input, outputs: declared })
+    }
+
+    /// The model's own outputs in graph order: `[{ name, shape }]`.
+    pub fn outputs(&self) -> Array {
+        self.outputs
+            .iter()
+            .map(|(name, shape)| {
+                let o = Object::new();
+                let _ = Reflect::set(&o, &"name".into(), &JsValue::from_str(name));
+                let _ = Reflect::set(&o, &"shape".into(), &shape.iter().map(|&d| JsValue::from(d)).collect::<Array>());
+                JsValue::from(o)
+            })
+            .collect()
     }
 
     /// Runs the model; returns `{ outputName: Float32Array }`.

@@ -16,7 +16,7 @@ mod webgpu;
 
 pub use image::RgbImage;
 
-pub use backend::{Backend, ModelKind, Tensor};
+pub use backend::{Backend, ModelKind, Preferring, Tensor};
 pub use det::{DetParams, bgr_tensor};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};

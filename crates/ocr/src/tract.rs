@@ -87,7 +87,8 @@ impl Backend for TractBackend {
         let plan = self.plan(model, &input.shape)?;
         let t = tract_ndarray::ArrayD::from_shape_vec(input.shape.clone(), input.data.clone())
             .map_err(|e| tract_err(model, e))?;
-        let outputs = plan.run(tvec!(t.into_tensor().into())).map_err(|e| tract_err(model, e))?;
+        let run = || plan.run(tvec!(t.into_tensor().into()));
+        let outputs = if spread_over_pool(model) { on_pool(run) } else { run() }.map_err(|e| tract_err(model, e))?;
         outputs
             .iter()
             .map(|o| {
@@ -96,4 +97,22 @@ impl Backend for TractBackend {
             })
             .collect()
     }
+}
+
+/// Detection and layout run once per page on large maps: their products and element-wise
+/// ops are split over the pool. Lines (recognition, orientation) are parallel one level up.
+fn spread_over_pool(model: ModelKind) -> bool {
+    matches!(model, ModelKind::Detection | ModelKind::Layout)
+}
+
+#[cfg(feature = "parallel")]
+fn on_pool<R>(f: impl FnOnce() -> R) -> R {
+    use tract_linalg::multithread::{Executor, multithread_tract_scope};
+    // The pool the caller runs in (rayon's `install`, or wasm-bindgen-rayon's global one).
+    multithread_tract_scope(Executor::RayonGlobal, f)
+}
+
+#[cfg(not(feature = "parallel"))]
+fn on_pool<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }

@@ -41,14 +41,6 @@ fn gpu_err(model: ModelKind, e: impl std::fmt::Display) -> OcrError {
     OcrError::Model { model, message: e.to_string() }
 }
 
-/// `rec_1x3x48x320.onnx` → (Recognition, [1, 3, 48, 320]).
-fn parse_file_name(name: &str) -> Option<(ModelKind, Vec<usize>)> {
-    let (stem, shape) = name.strip_suffix(".onnx")?.split_once('_')?;
-    let kind = ModelKind::ALL.into_iter().find(|k| k.file_name().strip_suffix(".onnx") == Some(stem))?;
-    let shape = shape.split('x').map(|d| d.parse().ok()).collect::<Option<Vec<usize>>>()?;
-    Some((kind, shape))
-}
-
 /// Whether wgpu finds an adapter here (wonnx itself panics when there is none).
 pub fn adapter_available() -> bool {
     let backends = wgpu::util::backend_bits_from_env().unwrap_or(wgpu::Backends::PRIMARY);
@@ -91,7 +83,7 @@ impl WonnxBackend {
         let entries = std::fs::read_dir(&dir).map_err(|e| OcrError::Image(format!("{}: {e}", dir.display())))?;
         let mut models: HashMap<ModelKind, Vec<Prepared>> = HashMap::new();
         for entry in entries.flatten() {
-            let Some((kind, shape)) = parse_file_name(&entry.file_name().to_string_lossy()) else { continue };
+            let Some((kind, shape)) = ModelKind::parse_prepared(&entry.file_name().to_string_lossy()) else { continue };
             models.entry(kind).or_default().push(Prepared { shape, path: entry.path(), compiled: Mutex::new(None) });
         }
         for files in models.values_mut() {
@@ -162,19 +154,5 @@ impl Backend for WonnxBackend {
                 Ok(Tensor::new(shape.clone(), data))
             })
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prepared_file_names_carry_model_and_shape() {
-        assert_eq!(parse_file_name("rec_1x3x48x320.onnx"), Some((ModelKind::Recognition, vec![1, 3, 48, 320])));
-        assert_eq!(parse_file_name("det_1x3x1600x1248.onnx"), Some((ModelKind::Detection, vec![1, 3, 1600, 1248])));
-        assert_eq!(parse_file_name("rec.onnx"), None);
-        assert_eq!(parse_file_name("rec_1x3xWx320.onnx"), None);
-        assert_eq!(parse_file_name("foo_1x3.onnx"), None);
     }
 }

@@ -3,6 +3,10 @@
 //! progress is reported and an abort lands between batches. With the `threads` feature,
 //! each batch is extracted in parallel on a wasm-bindgen-rayon pool.
 
+// The threaded builds are nightly-only anyway (build-std); the GPU mailbox blocks on
+// `memory.atomic.wait32`, whose intrinsic is not stable yet.
+#![cfg_attr(all(target_arch = "wasm32", feature = "threads", feature = "ocr"), feature(stdarch_wasm_atomic_wait))]
+
 use docsift::dedup::{Config, Index, Shingles};
 use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
 use serde::Serialize;
@@ -10,6 +14,8 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(any(test, all(target_arch = "wasm32", feature = "threads")))]
 mod alloc;
+#[cfg(all(target_arch = "wasm32", feature = "ocr", feature = "threads"))]
+mod gpu;
 #[cfg(feature = "ocr")]
 mod ocr;
 mod wire;

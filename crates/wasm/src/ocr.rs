@@ -4,6 +4,9 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
+use docsift::ocr_models::OcrError;
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+use docsift::ocr_models::{Preferring, TractBackend};
 use docsift::{Error, ErrorKind, ModelKind, OcrEngine, OcrModels};
 use wasm_bindgen::prelude::*;
 
@@ -15,9 +18,18 @@ pub fn models() -> Option<Arc<OcrModels>> {
     MODELS.get().cloned()
 }
 
-/// Loads the models (ONNX bytes; layout optional). Once per module instance.
+/// Loads the models (ONNX bytes; layout optional). Once per module instance. With `gpu`,
+/// the names of the prepared files the WebGPU worker serves through the mailbox (threaded
+/// build only): those models run there, the rest — and all of them should the GPU fail —
+/// on the CPU.
 #[wasm_bindgen(js_name = setOcrModels)]
-pub fn set_ocr_models(det: &[u8], rec: &[u8], cls: &[u8], layout: Option<Vec<u8>>) -> Result<(), JsValue> {
+pub fn set_ocr_models(
+    det: &[u8],
+    rec: &[u8],
+    cls: &[u8],
+    layout: Option<Vec<u8>>,
+    gpu: Option<Vec<String>>,
+) -> Result<(), JsValue> {
     if MODELS.get().is_some() {
         return Ok(());
     }
@@ -25,9 +37,41 @@ pub fn set_ocr_models(det: &[u8], rec: &[u8], cls: &[u8], layout: Option<Vec<u8>
     if let Some(l) = layout.as_deref() {
         files.push((ModelKind::Layout, l));
     }
-    let engine = OcrEngine::from_onnx(&files).map_err(|e| to_js_error(Error::new(ErrorKind::Model, e.to_string())))?;
+    let model_err = |e: OcrError| to_js_error(Error::new(ErrorKind::Model, e.to_string()));
+    let engine = match gpu {
+        None => OcrEngine::from_onnx(&files).map_err(model_err)?,
+        Some(prepared) => on_gpu(&files, &prepared).map_err(model_err)?,
+    };
     let _ = MODELS.set(Arc::new(OcrModels::loaded(engine)));
     Ok(())
+}
+
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String]) -> Result<OcrEngine, OcrError> {
+    let cpu = TractBackend::new(files)?;
+    let dictionary = cpu.metadata(ModelKind::Recognition, "character").ok_or(OcrError::NoDictionary)?;
+    let gpu = crate::gpu::MailboxBackend::new(prepared);
+    Ok(OcrEngine::new(Box::new(Preferring::new(Box::new(gpu), Box::new(cpu))), &dictionary))
+}
+
+#[cfg(not(all(target_arch = "wasm32", feature = "threads")))]
+fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String]) -> Result<OcrEngine, OcrError> {
+    Err(OcrError::Model { model: ModelKind::Detection, message: "WebGPU needs the threaded OCR build".into() })
+}
+
+/// Where the WebGPU worker finds the mailbox: this module's shared memory and the address
+/// in it (see gpu.rs); null in builds without shared memory.
+#[wasm_bindgen(js_name = gpuMailbox)]
+pub fn gpu_mailbox() -> JsValue {
+    #[cfg(all(target_arch = "wasm32", feature = "threads"))]
+    {
+        let out = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&out, &"memory".into(), &wasm_bindgen::memory());
+        let _ = js_sys::Reflect::set(&out, &"address".into(), &(crate::gpu::mailbox_address() as u32).into());
+        out.into()
+    }
+    #[cfg(not(all(target_arch = "wasm32", feature = "threads")))]
+    JsValue::NULL
 }
 
 /// A PNG/JPEG/TIFF image read by OCR: `{meta, page}` with the page on the wire, in pixels.

@@ -1,0 +1,44 @@
+//! Seconds per OCR stage (detection, orientation, recognition) on one image with the CPU
+//! models, twice (the first round includes building tract's plans), to see where a page's
+//! time goes. Runs on rayon's global pool (`RAYON_NUM_THREADS=1` for one thread).
+//! `cargo run --release -p docsift-ocr --features parallel --example stage_times -- MODELS_DIR IMAGE`
+
+use std::time::Instant;
+
+use docsift_ocr::{Engine, ModelKind, decode_image};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [models, image] = args.as_slice() else {
+        return Err("usage: stage_times MODELS_DIR IMAGE".into());
+    };
+    let kinds = [ModelKind::Detection, ModelKind::Recognition, ModelKind::Orientation];
+    let bytes = kinds
+        .iter()
+        .map(|k| std::fs::read(std::path::Path::new(models).join(k.file_name())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let files: Vec<(ModelKind, &[u8])> = kinds.into_iter().zip(bytes.iter().map(Vec::as_slice)).collect();
+    let engine = Engine::from_onnx(&files)?;
+    let img = decode_image(&std::fs::read(image)?)?;
+    for round in 1..=2 {
+        let t = Instant::now();
+        let quads = engine.detect(&img)?;
+        let det = t.elapsed().as_secs_f32();
+        let t = Instant::now();
+        let quads = engine.orient(&img, quads, &mut |_| true)?;
+        let orient = t.elapsed().as_secs_f32();
+        let t = Instant::now();
+        let mut lines = 0;
+        for batch in engine.recognition_batches(&quads) {
+            lines += engine.recognize_batch(&img, &batch)?.len();
+        }
+        let rec = t.elapsed().as_secs_f32();
+        println!(
+            "round {round}: {}×{} px, detection {det:.2} s ({} regions), orientation {orient:.2} s, recognition {rec:.2} s ({lines} lines)",
+            img.width(),
+            img.height(),
+            quads.len()
+        );
+    }
+    Ok(())
+}
