@@ -2,7 +2,7 @@
 // Cache API (offline on later visits). Nothing is fetched from anywhere else.
 
 /** Cache API bucket for model files; the version changes when the files do. */
-const MODEL_CACHE = 'docsift-models-v1';
+const MODEL_CACHE = 'docsift-models-v2';
 
 export async function fetchModel(url) {
   const cache = self.caches ? await self.caches.open(MODEL_CACHE) : null;

@@ -43,6 +43,21 @@ if (self.GPUAdapter && !self.GPUAdapter.prototype.__docsiftPatched) {
 
 let runtime = null;
 const models = new Map();
+/** Shared weights files by URL: one fetch per model, whatever shapes a page needs. */
+const weights = new Map();
+
+/** Compiles the prepared file at `url` with the weights file it names, fetched beside it. */
+async function compileFile(mod, url, outputs = []) {
+  const bytes = await fetchModel(url);
+  const file = mod.weightsFile(bytes);
+  let shared;
+  if (file) {
+    const at = new URL(file, url).href;
+    if (!weights.has(at)) weights.set(at, fetchModel(at).catch((e) => { weights.delete(at); throw e; }));
+    shared = await weights.get(at);
+  }
+  return mod.GpuModel.load(bytes, shared, outputs);
+}
 
 /** Word offsets of the mailbox; crates/wasm/src/gpu.rs has the same layout. */
 const MAILBOX = { STATE: 0, MODEL: 1, INPUT_PTR: 2, INPUT_LEN: 3, SHAPE: 4, OUT_COUNT: 8, OUT_TOTAL: 9, OUT_PTR: 10, OUT_RANKS: 11, OUT_SHAPES: 15, MESSAGE_LEN: 31, MESSAGE: 32, WORDS: 288 };
@@ -89,7 +104,7 @@ async function serveMailbox(mod, memory, address, base, files) {
   const words = () => new Int32Array(memory.buffer, address, MAILBOX.WORDS);
   const compiled = new Map();
   const modelFor = (file) => {
-    if (!compiled.has(file)) compiled.set(file, fetchModel(base + file).then((bytes) => mod.GpuModel.load(bytes, [])));
+    if (!compiled.has(file)) compiled.set(file, compileFile(mod, base + file));
     return compiled.get(file);
   };
   for (;;) {
@@ -146,7 +161,7 @@ const handlers = {
     runtime ??= loadRuntime();
     const { mod } = await runtime;
     const started = performance.now();
-    const model = await mod.GpuModel.load(await fetchModel(url), outputs);
+    const model = await compileFile(mod, url, outputs);
     models.get(name)?.free();
     models.set(name, model);
     return { ms: performance.now() - started };

@@ -106,8 +106,8 @@ done
 # ... and the files prepared for WebGPU, with their list (the worker reads it to know what
 # the GPU can run; each file is fetched only when a page needs its shape).
 if ls "$MODELS"/wonnx/*.onnx >/dev/null 2>&1; then
-  mkdir -p www/models/wonnx
-  cp -u "$MODELS"/wonnx/*.onnx www/models/wonnx/
+  rm -rf www/models/wonnx && mkdir -p www/models/wonnx
+  cp "$MODELS"/wonnx/*.onnx "$MODELS"/wonnx/*.weights www/models/wonnx/
   (cd www/models/wonnx && ls *.onnx | node -e 'const f = require("fs").readFileSync(0, "utf8").split("\n").filter(Boolean); console.log(JSON.stringify({ files: f }))' > index.json)
 fi
 ls -l pkg/wasm/*/docsift_*_bg.wasm >&2

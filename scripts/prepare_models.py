@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Prepares the fetched OCR/layout models for wonnx (WebGPU): one file per static input shape
-named in models/manifest.json ("wonnx"), written to <models>/wonnx/. wonnx 0.5.1 needs fully
+named in models/manifest.json ("wonnx"), written to <models>/wonnx/, with the large tensors
+of all a model's shapes in one shared <model>.weights file (ONNX external data: a browser
+fetches a model's weights once, whatever line widths a page needs). wonnx 0.5.1 needs fully
 static shapes and computes wrong results on several operator forms these models use; each
 rewrite below replaces one such form by an equivalent the runtime gets right
 (../shared/notes/MODELS.md lists them). tract runs the original files and is the reference
@@ -8,6 +10,7 @@ the parity tests compare against.
 
 Runs with the `onnx` package (pinned in the manifest); scripts/models.py installs it into a
 virtual environment under the tools cache and calls this script."""
+import hashlib
 import json
 import math
 import os
@@ -22,6 +25,10 @@ from onnx.reference import ReferenceEvaluator
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "docsift-tools"
 MODELS = pathlib.Path(os.environ.get("DOCSIFT_MODELS", CACHE / "models"))
+
+# Tensors at least this large go to the shared weights file; smaller ones (shape constants,
+# gather indices) differ between input shapes and stay in each graph.
+EXTERNAL_MIN_BYTES = 1024
 
 # wonnx's matrix kernel tiles by gcd(M, K, N) clamped to 4 (see tiles_evenly): the largest tile.
 MATMUL_MULTIPLE = 4
@@ -533,20 +540,52 @@ def prepare(source: pathlib.Path, shape: list) -> onnx.ModelProto:
     return check(graph)
 
 
+def share_weights(models: list, weights_name: str) -> bytes:
+    """Moves the large tensors of `models` (the shapes of one model) into one blob, each
+    distinct tensor once, and points the graphs at it; returns the blob."""
+    blob = bytearray()
+    offsets = {}
+    for model in models:
+        for t in model.graph.initializer:
+            array = numpy_helper.to_array(t)
+            data = array.astype(array.dtype.newbyteorder("<")).tobytes()
+            if len(data) < EXTERNAL_MIN_BYTES:
+                continue
+            key = hashlib.sha256(data).digest()
+            if key not in offsets:
+                offsets[key] = len(blob)
+                blob += data
+            moved = TensorProto(name=t.name, data_type=t.data_type, dims=t.dims, data_location=TensorProto.EXTERNAL)
+            for k, v in (("location", weights_name), ("offset", str(offsets[key])), ("length", str(len(data)))):
+                entry = moved.external_data.add()
+                entry.key, entry.value = k, v
+            t.CopyFrom(moved)
+    return bytes(blob)
+
+
+def write(path: pathlib.Path, data: bytes) -> None:
+    tmp = path.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
 def main() -> None:
     manifest = json.loads((ROOT / "models" / "manifest.json").read_text())
     out = MODELS / "wonnx"
     out.mkdir(parents=True, exist_ok=True)
+    script_time = pathlib.Path(__file__).stat().st_mtime
     for model, shapes in manifest["wonnx"]["shapes"].items():
-        for shape in shapes:
-            target = out / f"{model}_{'x'.join(map(str, shape))}.onnx"
-            source = MODELS / f"{model}.onnx"
-            if target.is_file() and target.stat().st_mtime >= max(source.stat().st_mtime, pathlib.Path(__file__).stat().st_mtime):
-                continue
-            prepared = prepare(source, shape)
-            tmp = target.with_suffix(".part")
-            onnx.save(prepared, tmp)
-            tmp.replace(target)
+        source = MODELS / f"{model}.onnx"
+        weights = out / f"{model}.weights"
+        targets = [out / f"{model}_{'x'.join(map(str, shape))}.onnx" for shape in shapes]
+        newest_input = max(source.stat().st_mtime, script_time)
+        # The shapes share one weights file, so they are prepared together.
+        if all(p.is_file() and p.stat().st_mtime >= newest_input for p in [weights, *targets]):
+            continue
+        prepared = [prepare(source, shape) for shape in shapes]
+        write(weights, share_weights(prepared, weights.name))
+        for target, graph in zip(targets, prepared):
+            write(target, graph.SerializeToString())
             print(f"prepare: {target.name}", file=sys.stderr)
     print(out)
 

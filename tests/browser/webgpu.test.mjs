@@ -38,7 +38,7 @@ function gpuModelsFolder() {
   const dir = mkdtempSync(join(tmpdir(), 'docsift-gpu-models-'));
   for (const m of ['det', 'rec', 'cls']) symlinkSync(join(MODELS, `${m}.onnx`), join(dir, `${m}.onnx`));
   mkdirSync(join(dir, 'wonnx'));
-  for (const f of GPU_FILES) symlinkSync(join(MODELS, 'wonnx', f), join(dir, 'wonnx', f));
+  for (const f of [...GPU_FILES, 'cls.weights', 'rec.weights']) symlinkSync(join(MODELS, 'wonnx', f), join(dir, 'wonnx', f));
   writeFileSync(join(dir, 'wonnx', 'index.json'), JSON.stringify({ files: GPU_FILES }));
   return dir;
 }

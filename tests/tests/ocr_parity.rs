@@ -44,7 +44,8 @@ fn prepared_in_tract(dir: &Path, kind: ModelKind, shape: &[usize]) -> TractBacke
     let stem = kind.file_name().trim_end_matches(".onnx");
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
     let path = dir.join(docsift_ocr::PREPARED_DIR).join(format!("{stem}_{}.onnx", dims.join("x")));
-    let bytes = std::fs::read(path).expect("prepared file");
+    // With its shared weights moved in: tract reads one self-contained file.
+    let bytes = docsift_prepared::read(&path).and_then(|p| p.to_bytes()).expect("prepared file and weights");
     TractBackend::new(&[(kind, &bytes)]).expect("tract loads the prepared file")
 }
 

@@ -6,13 +6,18 @@
 use std::collections::HashMap;
 
 use js_sys::{Array, Float32Array, Object, Reflect};
-use protobuf::Message;
 use wasm_bindgen::prelude::*;
 use wonnx::utils::{InputTensor, OutputTensor};
 
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+}
+
+/// The shared weights file a prepared model names (fetched beside it), if any.
+#[wasm_bindgen(js_name = weightsFile)]
+pub fn weights_file(bytes: &[u8]) -> Result<Option<String>, JsError> {
+    docsift_prepared::weights_file(bytes).map_err(js_err)
 }
 
 /// One prepared model with its GPU buffers and compiled shaders.
@@ -30,31 +35,15 @@ fn js_err(e: impl std::fmt::Display) -> JsError {
 
 #[wasm_bindgen]
 impl GpuModel {
-    /// Compiles a prepared model (one input, float32 outputs). `outputs` names the tensors
-    /// to return (any node output, for locating where a result departs from the reference);
-    /// empty: the model's own outputs.
-    pub async fn load(bytes: Vec<u8>, outputs: Vec<String>) -> Result<GpuModel, JsError> {
-        let proto = wonnx::onnx::ModelProto::parse_from_bytes(&bytes).map_err(js_err)?;
-        let graph = proto.get_graph();
-        let weights: Vec<&str> = graph.get_initializer().iter().map(|t| t.get_name()).collect();
-        let input = graph
-            .get_input()
-            .iter()
-            .map(|i| i.get_name())
-            .find(|n| !weights.contains(n))
-            .ok_or_else(|| JsError::new("the model has no input"))?
-            .to_string();
-        let declared = graph
-            .get_output()
-            .iter()
-            .map(|o| {
-                let dims = o.get_field_type().get_tensor_type().get_shape().get_dim();
-                (o.get_name().to_string(), dims.iter().map(|d| d.get_dim_value().max(0) as u32).collect())
-            })
-            .collect();
+    /// Compiles a prepared model (one input, float32 outputs) with the weights file it names
+    /// (`weightsFile`). `outputs` names the tensors to return (any node output, for locating
+    /// where a result departs from the reference); empty: the model's own outputs.
+    pub async fn load(bytes: Vec<u8>, weights: Option<Vec<u8>>, outputs: Vec<String>) -> Result<GpuModel, JsError> {
+        let prepared = docsift_prepared::load(&bytes, weights.as_deref()).map_err(js_err)?;
         let config = wonnx::SessionConfig::new().with_outputs((!outputs.is_empty()).then_some(outputs));
-        let session = wonnx::Session::from_model_with_config(proto, &config).await.map_err(js_err)?;
-        Ok(GpuModel { session, input, outputs: declared })
+        let session = wonnx::Session::from_model_with_config(prepared.proto, &config).await.map_err(js_err)?;
+        let outputs = prepared.outputs.into_iter().map(|(n, s)| (n, s.into_iter().map(|d| d as u32).collect())).collect();
+        Ok(GpuModel { session, input: prepared.input, outputs })
     }
 
     /// The model's own outputs in graph order: `[{ name, shape }]`.

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use protobuf::Message;
 use tract_onnx::prelude::*;
 use wonnx::utils::{InputTensor, OutputTensor};
 
@@ -13,9 +12,9 @@ fn main() -> TractResult<()> {
     let args: Vec<String> = std::env::args().collect();
     let path = args.get(1).expect("prepared .onnx file");
     let stride: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
-    let bytes = std::fs::read(path)?;
-    let proto = wonnx::onnx::ModelProto::parse_from_bytes(&bytes)?;
-    let graph = proto.get_graph();
+    let prepared = docsift_prepared::read(std::path::Path::new(path))?;
+    let bytes = prepared.to_bytes()?;
+    let graph = prepared.proto.get_graph();
     let inits: Vec<&str> = graph.get_initializer().iter().map(|t| t.get_name()).collect();
     let input = graph.get_input().iter().find(|i| !inits.contains(&i.get_name())).expect("input");
     let shape: Vec<usize> = input

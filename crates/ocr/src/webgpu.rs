@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use protobuf::Message;
 use wonnx::utils::{InputTensor, OutputTensor};
 
 use crate::OcrError;
@@ -48,29 +47,11 @@ pub fn adapter_available() -> bool {
     pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, backends, None)).is_some()
 }
 
-/// Reads a prepared file and compiles it for the GPU.
+/// Reads a prepared file (and the weights file it names, beside it) and compiles it for the GPU.
 fn compile(model: ModelKind, path: &Path) -> Result<Compiled, OcrError> {
-    let bytes = std::fs::read(path).map_err(|e| gpu_err(model, format!("{}: {e}", path.display())))?;
-    let proto = wonnx::onnx::ModelProto::parse_from_bytes(&bytes).map_err(|e| gpu_err(model, e))?;
-    let graph = proto.get_graph();
-    let weights: Vec<&str> = graph.get_initializer().iter().map(|t| t.get_name()).collect();
-    let input = graph
-        .get_input()
-        .iter()
-        .map(|i| i.get_name())
-        .find(|n| !weights.contains(n))
-        .ok_or_else(|| gpu_err(model, "prepared model has no input"))?
-        .to_string();
-    let outputs = graph
-        .get_output()
-        .iter()
-        .map(|o| {
-            let dims = o.get_field_type().get_tensor_type().get_shape().get_dim();
-            (o.get_name().to_string(), dims.iter().map(|d| d.get_dim_value().max(0) as usize).collect())
-        })
-        .collect();
-    let session = pollster::block_on(wonnx::Session::from_model(proto)).map_err(|e| gpu_err(model, e))?;
-    Ok(Compiled { session: Mutex::new(session), input, outputs })
+    let prepared = docsift_prepared::read(path).map_err(|e| gpu_err(model, e))?;
+    let session = pollster::block_on(wonnx::Session::from_model(prepared.proto)).map_err(|e| gpu_err(model, e))?;
+    Ok(Compiled { session: Mutex::new(session), input: prepared.input, outputs: prepared.outputs })
 }
 
 impl WonnxBackend {
