@@ -42,7 +42,8 @@ impl GpuModel {
         let prepared = docsift_prepared::load(&bytes, weights.as_deref()).map_err(js_err)?;
         let config = wonnx::SessionConfig::new().with_outputs((!outputs.is_empty()).then_some(outputs));
         let session = wonnx::Session::from_model_with_config(prepared.proto, &config).await.map_err(js_err)?;
-        let outputs = prepared.outputs.into_iter().map(|(n, s)| (n, s.into_iter().map(|d| d as u32).collect())).collect();
+        let outputs =
+            prepared.outputs.into_iter().map(|(n, s)| (n, s.into_iter().map(|d| d as u32).collect())).collect();
         Ok(GpuModel { session, input: prepared.input, outputs })
     }
 
