@@ -33,6 +33,12 @@ export interface ExtractOptions {
    * (the OCR module and the models load on first need); "force": every page; "off": none.
    */
   ocr?: 'auto' | 'force' | 'off';
+  /**
+   * Layout regions (title, text, table, figure, caption, header, footer, ...) from the
+   * layout model become `page.blocks`, on OCR'd pages and native ones alike (as the CLI's
+   * `--layout`); loads the OCR module and layout.onnx from `models`.
+   */
+  layout?: boolean;
   /** `stage`: "text" (native extraction), "loading-models", "ocr". */
   onProgress?: (p: { done: number; total: number; stage?: 'text' | 'loading-models' | 'ocr' }) => void;
   signal?: AbortSignal;

@@ -58,14 +58,14 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     /** `{ threaded, threads, isolated }`: which build runs and its pool size. */
     info,
     /** Extracts a document; resolves to the docsift/1 JSON document. */
-    async extract(input, { pages, password, ocr, onProgress, signal } = {}) {
+    async extract(input, { pages, password, ocr, layout, onProgress, signal } = {}) {
       if (signal?.aborted) throw new DOMException('extraction aborted', 'AbortError');
       const bytes = await toArrayBuffer(input);
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
         signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
-        worker.postMessage({ type: 'extract', id, bytes, options: { pages, password, ocr } }, [bytes]);
+        worker.postMessage({ type: 'extract', id, bytes, options: { pages, password, ocr, layout } }, [bytes]);
       });
     },
     /**

@@ -100,17 +100,26 @@ async function gpuFiles(mod) {
   }
 }
 
-/** The OCR build (tract with SIMD, ~7 MB gzipped) and the models, fetched once. */
-function ocrModule(id) {
-  ocrBuild ??= (async () => {
+/**
+ * The OCR build (tract with SIMD, ~7 MB gzipped) and the models, fetched once; with
+ * `layout`, the layout model too (its models are loaded again with it the first time).
+ */
+function ocrModule(id, layout = false) {
+  const load = async (previous) => {
     if (!modelsUrl) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
     self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
-    const mod = await loadOcrBuild();
-    const [det, rec, cls] = await Promise.all(['det', 'rec', 'cls'].map((m) => fetchModel(`${modelsUrl}${m}.onnx`)));
-    mod.setOcrModels(det, rec, cls, undefined, await gpuFiles(mod));
-    return mod;
-  })();
-  return ocrBuild.catch((e) => {
+    const mod = previous ? previous.mod : await loadOcrBuild();
+    const names = layout ? ['det', 'rec', 'cls', 'layout'] : ['det', 'rec', 'cls'];
+    const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${modelsUrl}${m}.onnx`)));
+    // One GPU worker serves the mailbox, however often the models are loaded.
+    const gpu = previous ? previous.gpu : await gpuFiles(mod);
+    mod.setOcrModels(det, rec, cls, layoutModel, gpu);
+    return { mod, gpu, layout };
+  };
+  ocrBuild = ocrBuild
+    ? ocrBuild.then((b) => (layout && !b.layout ? load(b) : b))
+    : load(null);
+  return ocrBuild.then((b) => b.mod).catch((e) => {
     ocrBuild = null;
     throw e;
   });
@@ -121,30 +130,34 @@ const abortError = () => ({ name: 'AbortError', code: 'cancelled', message: 'ext
 /** An image: one page read by OCR. */
 async function extractImage(id, bytes, options) {
   if (options.ocr === 'off') throw { name: 'UnsupportedInputError', code: 'unsupported', message: 'images are read only by OCR (ocr: "off")' };
-  const ocr = await ocrModule(id);
+  const ocr = await ocrModule(id, Boolean(options.layout));
   if (aborted.has(id)) throw abortError();
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: 0, total: 1 });
-  const { meta, page } = ocr.extractImage(bytes);
+  const { meta, page } = ocr.extractImage(bytes, Boolean(options.layout));
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: 1, total: 1 });
   return { schema: 'docsift/1', meta, pages: [page] };
 }
 
-/** Re-reads by OCR the pages the text build flagged (all of them with ocr: "force"). */
+/**
+ * Re-reads by OCR the pages the text build flagged (all of them with ocr: "force"); with
+ * layout: true, every page, for its layout regions (native text kept where trusted).
+ */
 async function ocrPages(id, bytes, options, indices, pages) {
   const mode = options.ocr ?? 'auto';
-  const todo = pages.flatMap((p, i) => ((mode === 'force' || p.needsOcr) ? [i] : []));
+  const layout = Boolean(options.layout);
+  const todo = pages.flatMap((p, i) => ((layout || mode === 'force' || (mode !== 'off' && p.needsOcr)) ? [i] : []));
   for (const p of pages) delete p.needsOcr;
-  if (mode === 'off' || !todo.length) return;
+  if (!todo.length) return;
   let ocr;
   try {
-    ocr = await ocrModule(id);
+    ocr = await ocrModule(id, layout);
   } catch (e) {
     // Without the OCR module or its models the pages keep their native text, with a warning.
     const message = `not read by OCR: ${e?.message || e}`;
     for (const i of todo) pages[i].warnings = [...(pages[i].warnings || []), { page: pages[i].number, message }];
     return;
   }
-  const doc = new ocr.Doc(bytes, options.password ?? undefined, mode);
+  const doc = new ocr.Doc(bytes, options.password ?? undefined, mode, layout);
   try {
     for (let k = 0; k < todo.length; k++) {
       if (aborted.has(id)) throw abortError();

@@ -74,7 +74,7 @@ document.getElementById('forget-index').addEventListener('click', async () => {
   await refreshDuplicates();
 });
 
-/** The page outline with its words drawn as boxes at their coordinates. */
+/** The page outline with its words (and layout regions, when found) drawn as boxes at their coordinates. */
 function pageFigure(page) {
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', `0 0 ${page.width} ${page.height}`);
@@ -82,6 +82,14 @@ function pageFigure(page) {
     const l = document.createElementNS(SVG, 'line');
     Object.entries({ x1: s.x0, y1: s.y0, x2: s.x1, y2: s.y1, class: 'rule' }).forEach(([k, v]) => l.setAttribute(k, v));
     svg.append(l);
+  }
+  for (const b of page.blocks || []) {
+    const r = document.createElementNS(SVG, 'rect');
+    Object.entries({ x: b.bbox.x0, y: b.bbox.top, width: b.bbox.x1 - b.bbox.x0, height: b.bbox.bottom - b.bbox.top, class: `block ${b.kind}` }).forEach(([k, v]) => r.setAttribute(k, v));
+    const title = document.createElementNS(SVG, 'title');
+    title.textContent = b.kind;
+    r.append(title);
+    svg.append(r);
   }
   for (const w of page.words) {
     const r = document.createElementNS(SVG, 'rect');
@@ -199,6 +207,7 @@ async function process(file, password) {
     }
     const doc = await ds.extract(file, {
       password,
+      layout: document.getElementById('layout').checked,
       onProgress: ({ done, total, stage }) => {
         bar.max = total;
         bar.value = done;

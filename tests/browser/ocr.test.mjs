@@ -31,8 +31,8 @@ after(async () => {
   await plain?.close();
 });
 
-function native(path) {
-  return JSON.parse(execFileSync(CLI, ['extract', '--format', 'json', join(CORPUS, path)], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }));
+function native(path, args = []) {
+  return JSON.parse(execFileSync(CLI, ['extract', '--format', 'json', ...args, join(CORPUS, path)], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }));
 }
 
 /** Extraction in a page of `on` (isolated: the threaded builds run on a pool of 2). */
@@ -49,7 +49,7 @@ async function inBrowser(path, options = {}, on = server) {
     const started = performance.now();
     const doc = await ds.extract(bytes, { ...options, onProgress: (p) => stages.add(p.stage) });
     const seconds = (performance.now() - started) / 1000;
-    return { seconds, stages: [...stages], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
+    return { seconds, stages: [...stages], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, blocks: p.blocks, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
   }, { path, options });
   await page.close();
   const origin = new URL(on.url).origin;
@@ -107,4 +107,21 @@ test('without reachable models a scan keeps its native text with a warning', { t
   await page.close();
   assert.equal(doc.ocr, undefined);
   assert.ok(doc.warnings?.some((w) => w.message.startsWith('not read by OCR')), JSON.stringify(doc.warnings));
+});
+
+test('layout: true gives the layout blocks of the CLI\'s --layout on a born-digital page', { timeout: 600_000 }, async () => {
+  const path = 'pdfjs/test/pdfs/tracemonkey.pdf';
+  const got = await inBrowser(path, { pages: [1], layout: true });
+  const want = native(path, ['--pages', '1', '--layout']);
+  const [g, w] = [got.pages[0], want.pages[0]];
+  console.log(`# ${path} p1 with layout: ${got.seconds.toFixed(1)} s in the browser; ${g.blocks?.length} blocks`);
+  assert.ok(w.blocks?.length > 0, 'the CLI finds layout blocks');
+  assert.equal(g.ocr, undefined, 'native text kept (hybrid mode)');
+  assert.equal(g.text, w.text);
+  assert.deepEqual(g.blocks.map((b) => [b.kind, b.lines]), w.blocks.map((b) => [b.kind, b.lines]));
+  g.blocks.forEach((b, k) => {
+    const o = w.blocks[k].bbox;
+    const off = Math.max(Math.abs(b.bbox.x0 - o.x0), Math.abs(b.bbox.top - o.top), Math.abs(b.bbox.x1 - o.x1), Math.abs(b.bbox.bottom - o.bottom));
+    assert.ok(off <= BOX_TOLERANCE, `block ${k}: ${JSON.stringify(b.bbox)} vs ${JSON.stringify(o)}`);
+  });
 });

@@ -40,8 +40,8 @@ pub fn has_ocr() -> bool {
 }
 
 /// Extraction options of the worker's calls: the password, and in the OCR build the OCR
-/// mode ("auto", "force", "off") with the models given to `setOcrModels`.
-fn options(password: Option<String>, ocr: Option<String>) -> Result<Options, JsValue> {
+/// mode ("auto", "force", "off") and layout regions, with the models given to `setOcrModels`.
+fn options(password: Option<String>, ocr: Option<String>, layout: bool) -> Result<Options, JsValue> {
     let mode = match ocr.as_deref() {
         None | Some("auto") => docsift::OcrMode::Auto,
         Some("off") => docsift::OcrMode::Off,
@@ -56,6 +56,7 @@ fn options(password: Option<String>, ocr: Option<String>) -> Result<Options, JsV
     Ok(Options {
         password,
         ocr: mode,
+        layout,
         #[cfg(feature = "ocr")]
         ocr_models: ocr::models(),
         ..Options::default()
@@ -114,8 +115,9 @@ pub struct Doc {
 impl Doc {
     /// `ocr` ("auto", "force", "off") matters only in the OCR build.
     #[wasm_bindgen(constructor)]
-    pub fn new(bytes: &[u8], password: Option<String>, ocr: Option<String>) -> Result<Doc, JsValue> {
-        let opts = options(password, ocr)?;
+    /// `layout` (OCR build): layout regions become page blocks (needs the layout model).
+    pub fn new(bytes: &[u8], password: Option<String>, ocr: Option<String>, layout: Option<bool>) -> Result<Doc, JsValue> {
+        let opts = options(password, ocr, layout.unwrap_or(false))?;
         let inner = OpenDocument::open(bytes, &opts).map_err(to_js_error)?;
         Ok(Doc { inner, text: TextOptions::default() })
     }

@@ -2,7 +2,7 @@
 //! page's origin) run on the CPU with tract; images become one-page documents.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, RwLock};
 
 use docsift::ocr_models::OcrError;
 #[cfg(all(target_arch = "wasm32", feature = "threads"))]
@@ -12,13 +12,14 @@ use wasm_bindgen::prelude::*;
 
 use crate::{to_js, to_js_error, wire};
 
-static MODELS: OnceLock<Arc<OcrModels>> = OnceLock::new();
+/// Replaced when the worker loads the models again with the layout model added.
+static MODELS: RwLock<Option<Arc<OcrModels>>> = RwLock::new(None);
 
 pub fn models() -> Option<Arc<OcrModels>> {
-    MODELS.get().cloned()
+    MODELS.read().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-/// Loads the models (ONNX bytes; layout optional). Once per module instance. With `gpu`,
+/// Loads the models (ONNX bytes; layout optional), replacing those loaded before. With `gpu`,
 /// the names of the prepared files the WebGPU worker serves through the mailbox (threaded
 /// build only): those models run there, the rest — and all of them should the GPU fail —
 /// on the CPU.
@@ -30,9 +31,6 @@ pub fn set_ocr_models(
     layout: Option<Vec<u8>>,
     gpu: Option<Vec<String>>,
 ) -> Result<(), JsValue> {
-    if MODELS.get().is_some() {
-        return Ok(());
-    }
     let mut files = vec![(ModelKind::Detection, det), (ModelKind::Recognition, rec), (ModelKind::Orientation, cls)];
     if let Some(l) = layout.as_deref() {
         files.push((ModelKind::Layout, l));
@@ -42,7 +40,7 @@ pub fn set_ocr_models(
         None => OcrEngine::from_onnx(&files).map_err(model_err)?,
         Some(prepared) => on_gpu(&files, &prepared).map_err(model_err)?,
     };
-    let _ = MODELS.set(Arc::new(OcrModels::loaded(engine)));
+    *MODELS.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(OcrModels::loaded(engine)));
     Ok(())
 }
 
@@ -74,10 +72,11 @@ pub fn gpu_mailbox() -> JsValue {
     JsValue::NULL
 }
 
-/// A PNG/JPEG/TIFF image read by OCR: `{meta, page}` with the page on the wire, in pixels.
+/// A PNG/JPEG/TIFF image read by OCR: `{meta, page}` with the page on the wire, in pixels;
+/// with `layout`, its layout regions as blocks.
 #[wasm_bindgen(js_name = extractImage)]
-pub fn extract_image(bytes: &[u8]) -> Result<JsValue, JsValue> {
-    let opts = crate::options(None, None)?;
+pub fn extract_image(bytes: &[u8], layout: Option<bool>) -> Result<JsValue, JsValue> {
+    let opts = crate::options(None, None, layout.unwrap_or(false))?;
     let doc = docsift::extract(bytes, &opts, &|_| {}, &AtomicBool::new(false)).map_err(to_js_error)?;
     let meta = to_js(&doc.meta);
     let page = doc.pages.into_iter().next().ok_or_else(|| to_js_error(Error::malformed("the image has no page")))?;
