@@ -113,10 +113,15 @@ pub struct Doc {
 
 #[wasm_bindgen]
 impl Doc {
-    /// `ocr` ("auto", "force", "off") matters only in the OCR build.
+    /// `ocr` ("auto", "force", "off") and `layout` (layout regions as page blocks, with the
+    /// layout model) matter only in the OCR build.
     #[wasm_bindgen(constructor)]
-    /// `layout` (OCR build): layout regions become page blocks (needs the layout model).
-    pub fn new(bytes: &[u8], password: Option<String>, ocr: Option<String>, layout: Option<bool>) -> Result<Doc, JsValue> {
+    pub fn new(
+        bytes: &[u8],
+        password: Option<String>,
+        ocr: Option<String>,
+        layout: Option<bool>,
+    ) -> Result<Doc, JsValue> {
         let opts = options(password, ocr, layout.unwrap_or(false))?;
         let inner = OpenDocument::open(bytes, &opts).map_err(to_js_error)?;
         Ok(Doc { inner, text: TextOptions::default() })
