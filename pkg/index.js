@@ -34,8 +34,17 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     const base = globalThis.location?.href;
     worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models, backend });
   });
+  /** Job words of the worker's shared-memory modules: an abort is written straight in. */
+  const cancelWords = [];
+  const cancelNow = (id) => {
+    for (const { memory, address } of cancelWords) Atomics.store(new Int32Array(memory.buffer, address, 2), 1, id);
+  };
   worker.onmessage = (e) => {
     const msg = e.data;
+    if (msg.type === 'cancel-words') {
+      cancelWords.push(msg.words);
+      return;
+    }
     const job = pending.get(msg.id);
     if (!job) return;
     if (msg.type === 'progress') {
@@ -64,7 +73,11 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
-        signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
+        signal?.addEventListener('abort', () => {
+          // The message is seen between batches and pages; the words, between OCR model calls.
+          worker.postMessage({ type: 'abort', id });
+          cancelNow(id);
+        }, { once: true });
         worker.postMessage({ type: 'extract', id, bytes, options: { pages, password, ocr, layout } }, [bytes]);
       });
     },

@@ -48,7 +48,14 @@ async function init(threads, models, modelBackend = 'auto') {
     await wasm.default();
     poolSize = 1;
   }
+  shareCancelWords(wasm);
   return { threaded: wasm.threaded(), threads: poolSize, isolated };
+}
+
+/** Lets the main thread write aborts into a module's job words (shared memory only). */
+function shareCancelWords(mod) {
+  const words = mod.cancelWords();
+  if (words) self.postMessage({ type: 'cancel-words', words });
 }
 
 /** The OCR build as the text build runs: on a pool of the same size when threaded. */
@@ -109,6 +116,7 @@ function ocrModule(id, layout = false) {
     if (!modelsUrl) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
     self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
     const mod = previous ? previous.mod : await loadOcrBuild();
+    if (!previous) shareCancelWords(mod);
     const names = layout ? ['det', 'rec', 'cls', 'layout'] : ['det', 'rec', 'cls'];
     const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${modelsUrl}${m}.onnx`)));
     // One GPU worker serves the mailbox, however often the models are loaded.
@@ -133,6 +141,7 @@ async function extractImage(id, bytes, options) {
   const ocr = await ocrModule(id, Boolean(options.layout));
   if (aborted.has(id)) throw abortError();
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: 0, total: 1 });
+  ocr.setJob(id);
   const { meta, page } = ocr.extractImage(bytes, Boolean(options.layout));
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: 1, total: 1 });
   return { schema: 'docsift/1', meta, pages: [page] };
@@ -163,6 +172,7 @@ async function ocrPages(id, bytes, options, indices, pages) {
       if (aborted.has(id)) throw abortError();
       self.postMessage({ type: 'progress', id, stage: 'ocr', done: k, total: todo.length });
       await yieldNow();
+      ocr.setJob(id); // jobs interleave at awaits: the words name this one for this call
       pages[todo[k]] = doc.extractPages(Uint32Array.of(indices[todo[k]]))[0];
     }
     self.postMessage({ type: 'progress', id, stage: 'ocr', done: todo.length, total: todo.length });
@@ -190,6 +200,7 @@ async function extract(id, buffer, options) {
     let lastYield = performance.now();
     for (let i = 0; i < total; i += batch) {
       if (aborted.has(id)) throw abortError();
+      wasm.setJob(id);
       for (const p of doc.extractPages(indices.slice(i, i + batch))) pages.push(p);
       self.postMessage({ type: 'progress', id, stage: 'text', done: pages.length, total });
       // Yield at most every few milliseconds: often enough for aborts, rarely enough to stay fast.

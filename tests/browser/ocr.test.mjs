@@ -125,3 +125,35 @@ test('layout: true gives the layout blocks of the CLI\'s --layout on a born-digi
     assert.ok(off <= BOX_TOLERANCE, `block ${k}: ${JSON.stringify(b.bbox)} vs ${JSON.stringify(o)}`);
   });
 });
+
+test('an abort stops a page being read by OCR at its next model call (threaded build)', { timeout: 600_000 }, async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + 'pkg/package.json');
+  const got = await page.evaluate(async () => {
+    const { createDocsift } = await import('/pkg/index.js');
+    const ds = await createDocsift({ threads: 2, models: '/models/' });
+    const bytes = await (await fetch('/corpus/ocr/ocrmypdf/tests/resources/linn.png')).arrayBuffer();
+    // A first read loads the module and models, and times a whole page.
+    let started = performance.now();
+    await ds.extract(bytes.slice(0));
+    const page = (performance.now() - started) / 1000;
+    const controller = new AbortController();
+    let ocrStarted;
+    const pending = ds.extract(bytes.slice(0), {
+      signal: controller.signal,
+      onProgress: ({ stage }) => { if (stage === 'ocr') ocrStarted ??= performance.now(); },
+    });
+    while (!ocrStarted) await new Promise((r) => setTimeout(r, 20));
+    // Into recognition: past detection, well before the page would end.
+    await new Promise((r) => setTimeout(r, page * 400));
+    started = performance.now();
+    controller.abort();
+    const error = await pending.then(() => null, (e) => e.name);
+    return { page, error, stopped: (performance.now() - started) / 1000 };
+  });
+  await page.close();
+  console.log(`# linn.png: a page takes ${got.page.toFixed(1)} s; aborted at 40%, stopped after ${got.stopped.toFixed(2)} s`);
+  assert.equal(got.error, 'AbortError');
+  // Between pages only, it would run to the page's end (the remaining ~60%).
+  assert.ok(got.stopped < got.page * 0.3, `stopped after ${got.stopped} s of a ${got.page} s page`);
+});

@@ -128,14 +128,24 @@ pub fn extract(
     progress: &(dyn Fn(Progress) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Document, Error> {
+    extract_until(bytes, opts, progress, &|| !cancel.load(Ordering::Relaxed))
+}
+
+/// `extract`, asking `keep_going` between pages and between OCR model calls.
+pub fn extract_until(
+    bytes: &[u8],
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> Result<Document, Error> {
     if sniff(bytes) == Some(Format::Image) {
-        return extract_image(bytes, opts, progress, cancel);
+        return extract_image(bytes, opts, progress, keep_going);
     }
     let doc = OpenDocument::open(bytes, opts)?;
     let wanted = doc.resolve_pages(opts.pages.as_deref())?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = wanted.len();
-    let pages = doc.extract_pages_into(&wanted, &opts.text, &|| !cancel.load(Ordering::Relaxed), &|page| {
+    let pages = doc.extract_pages_into(&wanted, &opts.text, keep_going, &|page| {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         progress(Progress { done: n, total });
         page
@@ -148,15 +158,20 @@ fn extract_image(
     bytes: &[u8],
     opts: &Options,
     progress: &(dyn Fn(Progress) + Sync),
-    cancel: &AtomicBool,
+    keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<Document, Error> {
-    let page = ocr::image_page(bytes, opts, &|| !cancel.load(Ordering::Relaxed))?;
+    let page = ocr::image_page(bytes, opts, keep_going)?;
     progress(Progress { done: 1, total: 1 });
     Ok(Document::new(Meta { page_count: 1, ..Meta::default() }, vec![page], Vec::new()))
 }
 
 #[cfg(not(feature = "ocr"))]
-fn extract_image(_: &[u8], _: &Options, _: &(dyn Fn(Progress) + Sync), _: &AtomicBool) -> Result<Document, Error> {
+fn extract_image(
+    _: &[u8],
+    _: &Options,
+    _: &(dyn Fn(Progress) + Sync),
+    _: &(dyn Fn() -> bool + Sync),
+) -> Result<Document, Error> {
     Err(Error::new(ErrorKind::Unsupported, "images need OCR, which this build does not include"))
 }
 

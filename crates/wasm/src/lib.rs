@@ -7,6 +7,8 @@
 // `memory.atomic.wait32`, whose intrinsic is not stable yet.
 #![cfg_attr(all(target_arch = "wasm32", feature = "threads", feature = "ocr"), feature(stdarch_wasm_atomic_wait))]
 
+use std::sync::atomic::{AtomicI32, Ordering};
+
 use docsift::dedup::{Config, Index, Shingles};
 use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
 use serde::Serialize;
@@ -31,6 +33,47 @@ pub use wasm_bindgen_rayon::init_thread_pool;
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+}
+
+/// [the job being extracted, the job to cancel]: the worker sets the first before each call;
+/// an abort sets the second — in the threaded builds straight from the page's main thread
+/// into this shared memory (`cancelWords`), so a page being read by OCR stops at its next
+/// model call instead of after the page.
+static JOBS: [AtomicI32; 2] = [AtomicI32::new(0), AtomicI32::new(0)];
+
+/// Whether the running job may go on.
+fn keep_going() -> bool {
+    let running = JOBS[0].load(Ordering::Relaxed);
+    running == 0 || JOBS[1].load(Ordering::Relaxed) != running
+}
+
+/// Marks `id` as the job the next calls work for.
+#[wasm_bindgen(js_name = setJob)]
+pub fn set_job(id: i32) {
+    JOBS[0].store(id, Ordering::Relaxed);
+}
+
+/// `{ memory, address }` of the two job words, for the main thread to write an abort into
+/// (`Atomics.store(words, 1, id)`); null where memory is not shared.
+#[wasm_bindgen(js_name = cancelWords)]
+pub fn cancel_words() -> JsValue {
+    shared_words(JOBS.as_ptr() as usize)
+}
+
+/// `{ memory, address }` of words in this module's memory when it is shared (threaded builds).
+pub(crate) fn shared_words(address: usize) -> JsValue {
+    #[cfg(all(target_arch = "wasm32", feature = "threads"))]
+    {
+        let out = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&out, &"memory".into(), &wasm_bindgen::memory());
+        let _ = js_sys::Reflect::set(&out, &"address".into(), &(address as u32).into());
+        out.into()
+    }
+    #[cfg(not(all(target_arch = "wasm32", feature = "threads")))]
+    {
+        let _ = address;
+        JsValue::NULL
+    }
 }
 
 /// Whether this build reads pages and images by OCR (once `setOcrModels` was called).
@@ -145,8 +188,10 @@ impl Doc {
     #[wasm_bindgen(js_name = extractPages)]
     pub fn extract_pages(&self, indices: Vec<u32>) -> Result<js_sys::Array, JsValue> {
         let idx: Vec<usize> = indices.into_iter().map(|i| i as usize).collect();
-        let pages =
-            self.inner.extract_pages_into(&idx, &self.text, &|| true, &wire::WirePage::build).map_err(to_js_error)?;
+        let pages = self
+            .inner
+            .extract_pages_into(&idx, &self.text, &keep_going, &wire::WirePage::build)
+            .map_err(to_js_error)?;
         Ok(pages.iter().map(wire::WirePage::to_js).collect())
     }
 

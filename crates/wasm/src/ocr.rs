@@ -1,7 +1,6 @@
 //! The OCR build: the models (given as bytes by the worker, which fetched them from the
 //! page's origin) run on the CPU with tract; images become one-page documents.
 
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
 
 use docsift::ocr_models::OcrError;
@@ -62,12 +61,7 @@ fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String]) -> Result<OcrEngine, OcrError>
 #[wasm_bindgen(js_name = gpuMailbox)]
 pub fn gpu_mailbox() -> JsValue {
     #[cfg(all(target_arch = "wasm32", feature = "threads"))]
-    {
-        let out = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&out, &"memory".into(), &wasm_bindgen::memory());
-        let _ = js_sys::Reflect::set(&out, &"address".into(), &(crate::gpu::mailbox_address() as u32).into());
-        out.into()
-    }
+    return crate::shared_words(crate::gpu::mailbox_address());
     #[cfg(not(all(target_arch = "wasm32", feature = "threads")))]
     JsValue::NULL
 }
@@ -77,7 +71,7 @@ pub fn gpu_mailbox() -> JsValue {
 #[wasm_bindgen(js_name = extractImage)]
 pub fn extract_image(bytes: &[u8], layout: Option<bool>) -> Result<JsValue, JsValue> {
     let opts = crate::options(None, None, layout.unwrap_or(false))?;
-    let doc = docsift::extract(bytes, &opts, &|_| {}, &AtomicBool::new(false)).map_err(to_js_error)?;
+    let doc = docsift::extract_until(bytes, &opts, &|_| {}, &crate::keep_going).map_err(to_js_error)?;
     let meta = to_js(&doc.meta);
     let page = doc.pages.into_iter().next().ok_or_else(|| to_js_error(Error::malformed("the image has no page")))?;
     let out = js_sys::Object::new();
