@@ -39,8 +39,17 @@ export interface ExtractOptions {
    * `--layout`); loads the OCR module and layout.onnx from `models`.
    */
   layout?: boolean;
-  /** `stage`: "text" (native extraction), "loading-models", "ocr". */
-  onProgress?: (p: { done: number; total: number; stage?: 'text' | 'loading-models' | 'ocr' }) => void;
+  /**
+   * `stage`: "text" (native extraction), "loading-models", "ocr" (`done`/`total`: pages).
+   * On cross-origin isolated pages, OCR progress inside a page comes too, as `step`:
+   * the model stage and its calls done of all.
+   */
+  onProgress?: (p: {
+    done: number;
+    total: number;
+    stage?: 'text' | 'loading-models' | 'ocr';
+    step?: { name: 'detection' | 'orientation' | 'recognition' | 'layout'; done: number; total: number };
+  }) => void;
   signal?: AbortSignal;
 }
 

@@ -6,6 +6,10 @@ import { rebuildError } from './errors.js';
 
 export { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededError, UnsupportedInputError } from './errors.js';
 
+/** How often progress inside a page being OCR'd is read (its stages take 0.1–3 s). */
+const STEP_POLL_MS = 100;
+const STEP_NAMES = [null, 'detection', 'orientation', 'recognition', 'layout'];
+
 async function toArrayBuffer(input) {
   if (input instanceof ArrayBuffer) return input.slice(0);
   if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
@@ -34,6 +38,25 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     const base = globalThis.location?.href;
     worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models, backend });
   });
+  /** The OCR build's stage words (shared memory only), read while a page is being OCR'd. */
+  let stepWords = null;
+  const watchSteps = (job, page) => {
+    job.page = page;
+    if (!stepWords || !job.onProgress || job.stepTimer) return;
+    let last = '';
+    job.stepTimer = setInterval(() => {
+      const w = new Int32Array(stepWords.memory.buffer, stepWords.address, 3);
+      const code = Atomics.load(w, 0);
+      const key = `${code} ${w[1]} ${w[2]}`;
+      if (!code || key === last) return;
+      last = key;
+      job.onProgress({ ...job.page, step: { name: STEP_NAMES[code], done: w[1], total: w[2] } });
+    }, STEP_POLL_MS);
+  };
+  const endJob = (id, job) => {
+    pending.delete(id);
+    clearInterval(job.stepTimer);
+  };
   /** Job words of the worker's shared-memory modules: an abort is written straight in. */
   const cancelWords = [];
   const cancelNow = (id) => {
@@ -45,16 +68,22 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       cancelWords.push(msg.words);
       return;
     }
+    if (msg.type === 'step-words') {
+      stepWords = msg.words;
+      return;
+    }
     const job = pending.get(msg.id);
     if (!job) return;
     if (msg.type === 'progress') {
-      job.onProgress?.({ done: msg.done, total: msg.total, stage: msg.stage });
+      const page = { done: msg.done, total: msg.total, stage: msg.stage };
+      job.onProgress?.(page);
+      if (msg.stage === 'ocr' && msg.done < msg.total) watchSteps(job, page);
     } else if (msg.type === 'result') {
-      pending.delete(msg.id);
+      endJob(msg.id, job);
       if (msg.doc.pages) msg.doc.pages = msg.doc.pages.map(decodePage);
       job.resolve(msg.doc);
     } else if (msg.type === 'error') {
-      pending.delete(msg.id);
+      endJob(msg.id, job);
       job.reject(rebuildError(msg.error));
     }
   };
@@ -122,7 +151,10 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     /** Stops the worker; pending extractions reject. */
     terminate() {
       worker.terminate();
-      for (const job of pending.values()) job.reject(new DOMException('docsift terminated', 'AbortError'));
+      for (const job of pending.values()) {
+        clearInterval(job.stepTimer);
+        job.reject(new DOMException('docsift terminated', 'AbortError'));
+      }
       pending.clear();
     },
   };

@@ -116,7 +116,11 @@ function ocrModule(id, layout = false) {
     if (!modelsUrl) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
     self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
     const mod = previous ? previous.mod : await loadOcrBuild();
-    if (!previous) shareCancelWords(mod);
+    if (!previous) {
+      shareCancelWords(mod);
+      const steps = mod.stepWords();
+      if (steps) self.postMessage({ type: 'step-words', words: steps });
+    }
     const names = layout ? ['det', 'rec', 'cls', 'layout'] : ['det', 'rec', 'cls'];
     const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${modelsUrl}${m}.onnx`)));
     // One GPU worker serves the mailbox, however often the models are loaded.

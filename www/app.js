@@ -208,11 +208,12 @@ async function process(file, password) {
     const doc = await ds.extract(file, {
       password,
       layout: document.getElementById('layout').checked,
-      onProgress: ({ done, total, stage }) => {
+      onProgress: ({ done, total, stage, step }) => {
         bar.max = total;
         bar.value = done;
-        // OCR is slow enough to say so (stages: text, loading-models, ocr).
-        if (stage !== 'text') status.textContent = stage === 'ocr' ? `reading by OCR: page ${Math.min(done + 1, total)} of ${total}` : 'loading the OCR models';
+        // OCR is slow enough to say so (stages: text, loading-models, ocr; steps inside a page).
+        const inPage = step ? ` (${step.name}${step.total > 1 ? ` ${step.done} of ${step.total}` : ''})` : '';
+        if (stage !== 'text') status.textContent = stage === 'ocr' ? `reading by OCR: page ${Math.min(done + 1, total)} of ${total}${inPage}` : 'loading the OCR models';
       },
     });
     const n = doc.pages.length;

@@ -45,11 +45,12 @@ async function inBrowser(path, options = {}, on = server) {
     const { createDocsift } = await import('/pkg/index.js');
     const ds = await createDocsift({ threads: 2, models: '/models/' });
     const stages = new Set();
+    const steps = new Set();
     const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
     const started = performance.now();
-    const doc = await ds.extract(bytes, { ...options, onProgress: (p) => stages.add(p.stage) });
+    const doc = await ds.extract(bytes, { ...options, onProgress: (p) => { stages.add(p.stage); if (p.step) steps.add(p.step.name); } });
     const seconds = (performance.now() - started) / 1000;
-    return { seconds, stages: [...stages], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, blocks: p.blocks, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
+    return { seconds, stages: [...stages], steps: [...steps], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, blocks: p.blocks, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
   }, { path, options });
   await page.close();
   const origin = new URL(on.url).origin;
@@ -84,6 +85,8 @@ for (const [path, on, build] of [['ocr/tesseract-test/testing/phototest.tif', ()
     console.log(`# ${path}: ${got.seconds.toFixed(1)} s in the browser, ${build} build (models loaded on first need; stages ${got.stages.join(', ')})`);
     assert.deepEqual(got.ocrBuilds, [build]);
     assert.ok(got.stages.includes('ocr'), 'OCR progress reported');
+    // Progress inside a page needs shared memory: the threaded build's.
+    if (build === 'ocr-threaded') assert.deepEqual(got.steps.filter((s) => s !== 'orientation'), ['detection', 'recognition'], `steps ${got.steps}`);
     assertSameReading(got, want, path);
   });
 }

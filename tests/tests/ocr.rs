@@ -172,3 +172,28 @@ fn cer_counts_edits_against_the_truth() {
     assert!((cer("abd", "abc") - 1.0 / 3.0).abs() < 1e-9);
     assert_eq!(cer("a  b\n", "a b"), 0.0);
 }
+
+#[test]
+fn a_page_reports_its_ocr_stages_in_order() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let models =
+        docsift::OcrModels::from_dir(dir).with_steps(move |s| record.lock().unwrap_or_else(|p| p.into_inner()).push(s));
+    let doc =
+        extract_with(&corpus.join("ocr/tesseract-test/testing/phototest.tif"), &opts(&Arc::new(models), OcrMode::Auto))
+            .expect("phototest");
+    let steps = seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    use docsift::OcrStep::*;
+    assert_eq!(steps.first(), Some(&Detection));
+    assert!(matches!(steps.get(1), Some(Orientation { done: 0, .. })), "{steps:?}");
+    let recognised: Vec<(usize, usize)> = steps
+        .iter()
+        .filter_map(|s| if let Recognition { done, total } = *s { Some((done, total)) } else { None })
+        .collect();
+    let total = recognised.first().map_or(0, |r| r.1);
+    assert!(total >= doc.pages[0].text.lines().count(), "one step per recognition call: {steps:?}");
+    let mut done: Vec<usize> = recognised.iter().map(|r| r.0).collect();
+    done.sort_unstable();
+    assert_eq!(done, (1..=total).collect::<Vec<_>>(), "each call counted once, up to the total");
+}

@@ -3,10 +3,11 @@
 //! separate module).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use docsift_model::{Error, ErrorKind, Page, Warning};
-use docsift_ocr::{Engine, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage};
+use docsift_ocr::{Engine, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Step};
 
 use crate::{OcrMode, Options, needs_ocr};
 
@@ -26,16 +27,34 @@ pub fn to_error(e: OcrError) -> Error {
 }
 
 /// Text lines of an image; lines are recognised in parallel where a rayon pool exists.
-fn read_lines(engine: &Engine, img: &RgbImage, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Vec<OcrLine>, Error> {
+/// `step` hears where the page is (detection, orientation, recognition: lines done).
+fn read_lines(
+    engine: &Engine,
+    img: &RgbImage,
+    keep_going: &(dyn Fn() -> bool + Sync),
+    step: &(dyn Fn(Step) + Sync),
+) -> Result<Vec<OcrLine>, Error> {
     let cancelled = || Error::new(ErrorKind::Cancelled, "extraction cancelled");
     if !keep_going() {
         return Err(cancelled());
     }
+    step(Step::Detection);
     let quads = engine.detect(img).map_err(to_error)?;
-    let quads = engine.orient(img, quads, &mut |_| keep_going()).map_err(to_error)?;
+    let quads = engine
+        .orient(img, quads, &mut |s| {
+            step(s);
+            keep_going()
+        })
+        .map_err(to_error)?;
     let batches = engine.recognition_batches(&quads);
+    let (done, total) = (AtomicUsize::new(0), batches.len());
     let one = |batch: &Vec<docsift_ocr::Quad>| {
-        if keep_going() { engine.recognize_batch(img, batch).map_err(to_error) } else { Err(cancelled()) }
+        if !keep_going() {
+            return Err(cancelled());
+        }
+        let lines = engine.recognize_batch(img, batch).map_err(to_error)?;
+        step(Step::Recognition { done: done.fetch_add(1, Ordering::Relaxed) + 1, total });
+        Ok(lines)
     };
     #[cfg(feature = "parallel")]
     let lines: Result<Vec<Vec<OcrLine>>, Error> = {
@@ -61,11 +80,13 @@ pub fn render_dpi(page: &Page) -> f32 {
 pub struct OcrModels {
     load: Box<dyn Fn() -> Result<Engine, Error> + Send + Sync>,
     engine: OnceLock<Result<Arc<Engine>, Error>>,
+    /// Hears each page's OCR stages (from pool threads when parallel).
+    steps: Option<Box<dyn Fn(Step) + Send + Sync>>,
 }
 
 impl OcrModels {
     pub fn lazy(load: impl Fn() -> Result<Engine, Error> + Send + Sync + 'static) -> OcrModels {
-        OcrModels { load: Box::new(load), engine: OnceLock::new() }
+        OcrModels { load: Box::new(load), engine: OnceLock::new(), steps: None }
     }
 
     /// The models in `dir` (file names from models/manifest.json), read on first use.
@@ -93,7 +114,18 @@ impl OcrModels {
     pub fn loaded(engine: Engine) -> OcrModels {
         let cell = OnceLock::new();
         let _ = cell.set(Ok(Arc::new(engine)));
-        OcrModels { load: Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded"))), engine: cell }
+        OcrModels { load: Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded"))), engine: cell, steps: None }
+    }
+
+    /// Reports each page's OCR stages to `steps` (progress inside a page).
+    pub fn with_steps(self, steps: impl Fn(Step) + Send + Sync + 'static) -> OcrModels {
+        OcrModels { steps: Some(Box::new(steps)), ..self }
+    }
+
+    fn step(&self, step: Step) {
+        if let Some(f) = &self.steps {
+            f(step);
+        }
     }
 
     pub fn engine(&self) -> Result<Arc<Engine>, Error> {
@@ -201,7 +233,7 @@ impl PdfOcr {
             }
         };
         if ocr {
-            let lines = read_lines(&engine, &rendered.image, keep_going)?;
+            let lines = read_lines(&engine, &rendered.image, keep_going, &|s| models.step(s))?;
             docsift_ocr::lines_to_page(page, &lines, rendered.scale, engine.backend_name());
         }
         if self.layout && engine.has_layout() {
@@ -224,7 +256,7 @@ pub fn image_page(bytes: &[u8], opts: &Options, keep_going: &(dyn Fn() -> bool +
         return Ok(page);
     };
     let engine = models.engine()?;
-    let lines = read_lines(&engine, &img, keep_going)?;
+    let lines = read_lines(&engine, &img, keep_going, &|s| models.step(s))?;
     docsift_ocr::lines_to_page(&mut page, &lines, 1.0, engine.backend_name());
     if opts.layout && engine.has_layout() {
         let regions = engine.layout(&img).map_err(to_error)?;

@@ -1,12 +1,13 @@
 //! The OCR build: the models (given as bytes by the worker, which fetched them from the
 //! page's origin) run on the CPU with tract; images become one-page documents.
 
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, RwLock};
 
 use docsift::ocr_models::OcrError;
 #[cfg(all(target_arch = "wasm32", feature = "threads"))]
 use docsift::ocr_models::{Preferring, TractBackend};
-use docsift::{Error, ErrorKind, ModelKind, OcrEngine, OcrModels};
+use docsift::{Error, ErrorKind, ModelKind, OcrEngine, OcrModels, OcrStep};
 use wasm_bindgen::prelude::*;
 
 use crate::{to_js, to_js_error, wire};
@@ -39,7 +40,8 @@ pub fn set_ocr_models(
         None => OcrEngine::from_onnx(&files).map_err(model_err)?,
         Some(prepared) => on_gpu(&files, &prepared).map_err(model_err)?,
     };
-    *MODELS.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(OcrModels::loaded(engine)));
+    let models = OcrModels::loaded(engine).with_steps(record_step);
+    *MODELS.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(models));
     Ok(())
 }
 
@@ -54,6 +56,29 @@ fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String]) -> Result<OcrEngine
 #[cfg(not(all(target_arch = "wasm32", feature = "threads")))]
 fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String]) -> Result<OcrEngine, OcrError> {
     Err(OcrError::Model { model: ModelKind::Detection, message: "WebGPU needs the threaded OCR build".into() })
+}
+
+/// The page's OCR stage: [1 detection | 2 orientation | 3 recognition, calls done, calls
+/// in all]. The main thread of an isolated page reads it while a page is being read
+/// (`stepWords`), for progress inside the page.
+static STEP: [AtomicI32; 3] = [const { AtomicI32::new(0) }; 3];
+
+fn record_step(step: OcrStep) {
+    let (code, done, total) = match step {
+        OcrStep::Detection => (1, 0, 1),
+        OcrStep::Orientation { done, total } => (2, done, total),
+        OcrStep::Recognition { done, total } => (3, done, total),
+        OcrStep::Layout => (4, 0, 1),
+    };
+    STEP[1].store(done as i32, Ordering::Relaxed);
+    STEP[2].store(total as i32, Ordering::Relaxed);
+    STEP[0].store(code, Ordering::Release);
+}
+
+/// `{ memory, address }` of the stage words (see `STEP`); null where memory is not shared.
+#[wasm_bindgen(js_name = stepWords)]
+pub fn step_words() -> JsValue {
+    crate::shared_words(STEP.as_ptr() as usize)
 }
 
 /// Where the WebGPU worker finds the mailbox: this module's shared memory and the address
