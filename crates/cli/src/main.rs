@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -153,7 +154,7 @@ enum Command {
 fn progress_bar(len: u64) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} pages {msg}")
+        ProgressStyle::with_template("{bar:30} {pos}/{len} pages {msg} {prefix}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar
@@ -218,12 +219,22 @@ enum BackendArg {
 }
 
 /// OCR models from `--models`, else the default folder, on the chosen backend; read on first use.
-fn ocr_models(arg: Option<PathBuf>, backend: BackendArg) -> std::sync::Arc<docsift::OcrModels> {
+fn ocr_models(arg: Option<PathBuf>, backend: BackendArg) -> docsift::OcrModels {
     let dir = arg.unwrap_or_else(docsift::default_models_dir);
-    std::sync::Arc::new(match backend {
+    match backend {
         BackendArg::Cpu => docsift::OcrModels::from_dir(dir),
         BackendArg::Webgpu => docsift::OcrModels::from_dir_on_gpu(dir),
-    })
+    }
+}
+
+/// Where the page being read by OCR is, for the progress bar.
+fn ocr_step(step: docsift::OcrStep) -> String {
+    match step {
+        docsift::OcrStep::Detection => "OCR: detection".into(),
+        docsift::OcrStep::Orientation { done, total } => format!("OCR: orientation {done}/{total}"),
+        docsift::OcrStep::Recognition { done, total } => format!("OCR: recognition {done}/{total}"),
+        docsift::OcrStep::Layout => "OCR: layout".into(),
+    }
 }
 
 struct ExtractArgs {
@@ -239,18 +250,21 @@ struct ExtractArgs {
 fn extract(files: &[PathBuf], args: ExtractArgs) -> Result<(), String> {
     let page_list = args.pages.as_deref().map(parse_page_list).transpose().map_err(|e| e.to_string())?;
     let format = args.format;
+    let bar = progress_bar(0);
+    let steps = bar.clone();
     let opts = Options {
         pages: page_list,
         password: args.password,
         ocr: ocr_mode(args.ocr),
         layout: args.layout,
-        ocr_models: Some(ocr_models(args.models, args.backend)),
+        ocr_models: Some(Arc::new(
+            ocr_models(args.models, args.backend).with_steps(move |s| steps.set_prefix(ocr_step(s))),
+        )),
         ..Options::default()
     };
     let never = AtomicBool::new(false);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let bar = progress_bar(0);
     let mut failures = Vec::new();
     for (i, path) in files.iter().enumerate() {
         bar.set_message(format!("file {}/{} {}", i + 1, files.len(), path.display()));
@@ -315,7 +329,7 @@ fn bench(
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
     let never = AtomicBool::new(false);
     // Models load on the first page that needs OCR, so only that file's first run pays for it.
-    let opts = Options { ocr, ocr_models: Some(ocr_models(models, backend)), ..Options::default() };
+    let opts = Options { ocr, ocr_models: Some(Arc::new(ocr_models(models, backend))), ..Options::default() };
     let (mut total_pages, mut total_secs) = (0usize, 0f64);
     println!("file\tpages\tseconds\tpages/s");
     for path in files {
