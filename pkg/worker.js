@@ -14,8 +14,6 @@ let poolSize = 1;
 let modelsUrl = null;
 /** Where OCR models run: 'auto' (a hardware WebGPU adapter if any), 'webgpu' (any adapter), 'cpu'. */
 let backend = 'auto';
-/** The adapter the OCR models run on, once the GPU worker serves them; null on the CPU. */
-let gpuAdapter = null;
 /** The OCR build with its models, loaded on the first page or image that needs it. */
 let ocrBuild = null;
 const aborted = new Set();
@@ -93,12 +91,11 @@ async function gpuFiles(mod) {
     if (!listing.ok) return undefined;
     const { files } = await listing.json();
     worker = new Worker(new URL('./webgpu-worker.js', import.meta.url), { type: 'module' });
-    const reply = await new Promise((resolve, reject) => {
+    await new Promise((resolve, reject) => {
       worker.onmessage = ({ data }) => (data.ok ? resolve(data.result) : reject(new Error(data.error.message)));
       worker.onerror = (e) => reject(new Error(e.message || 'WebGPU worker failed'));
       worker.postMessage({ id: 0, op: 'serve', memory: mailbox.memory, address: mailbox.address, base: `${modelsUrl}wonnx/`, files });
     });
-    gpuAdapter = reply.adapter;
     return files;
   } catch (e) {
     worker?.terminate();

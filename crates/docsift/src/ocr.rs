@@ -27,7 +27,8 @@ pub fn to_error(e: OcrError) -> Error {
 }
 
 /// Text lines of an image; lines are recognised in parallel where a rayon pool exists.
-/// `step` hears where the page is (detection, orientation, recognition: lines done).
+/// `step` hears where the page is (detection, orientation, recognition: calls done; the
+/// callers report layout).
 fn read_lines(
     engine: &Engine,
     img: &RgbImage,
@@ -237,6 +238,7 @@ impl PdfOcr {
             docsift_ocr::lines_to_page(page, &lines, rendered.scale, engine.backend_name());
         }
         if self.layout && engine.has_layout() {
+            models.step(Step::Layout);
             let regions = engine.layout(&rendered.image).map_err(to_error)?;
             docsift_ocr::regions_to_blocks(page, &regions, rendered.scale);
             if !ocr && let Some(info) = page.ocr.as_mut() {
@@ -259,6 +261,7 @@ pub fn image_page(bytes: &[u8], opts: &Options, keep_going: &(dyn Fn() -> bool +
     let lines = read_lines(&engine, &img, keep_going, &|s| models.step(s))?;
     docsift_ocr::lines_to_page(&mut page, &lines, 1.0, engine.backend_name());
     if opts.layout && engine.has_layout() {
+        models.step(Step::Layout);
         let regions = engine.layout(&img).map_err(to_error)?;
         docsift_ocr::regions_to_blocks(&mut page, &regions, 1.0);
     }

@@ -114,10 +114,18 @@ fn abandon(model: ModelKind) -> OcrError {
     }
 }
 
+/// The GPU side's message for a failed call.
+fn gpu_message(model: ModelKind) -> OcrError {
+    let len = (word(MESSAGE_LEN).load(Ordering::SeqCst).max(0) as usize).min(MESSAGE_BYTES);
+    let bytes: Vec<u8> =
+        (0..len).map(|i| (word(MESSAGE + i / 4).load(Ordering::SeqCst) >> (8 * (i % 4))) as u8).collect();
+    OcrError::Model { model, message: format!("WebGPU: {}", String::from_utf8_lossy(&bytes)) }
+}
+
 /// The outcome of a step that did not go the expected way: the GPU side's message.
 fn failed(model: ModelKind, state: i32) -> OcrError {
     let e = if state == FAILED {
-        MailboxBackend::failure(model)
+        gpu_message(model)
     } else {
         OcrError::Model { model, message: format!("WebGPU: mailbox in state {state}") }
     };
@@ -145,13 +153,6 @@ impl MailboxBackend {
             list.sort_by_key(|s| s.iter().product::<usize>());
         }
         MailboxBackend { shapes }
-    }
-
-    fn failure(model: ModelKind) -> OcrError {
-        let len = (word(MESSAGE_LEN).load(Ordering::SeqCst).max(0) as usize).min(MESSAGE_BYTES);
-        let bytes: Vec<u8> =
-            (0..len).map(|i| (word(MESSAGE + i / 4).load(Ordering::SeqCst) >> (8 * (i % 4))) as u8).collect();
-        OcrError::Model { model, message: format!("WebGPU: {}", String::from_utf8_lossy(&bytes)) }
     }
 }
 
