@@ -166,6 +166,23 @@ fn born_digital_pages_read_by_ocr_match_their_own_text() {
     }
 }
 
+/// At 150 dpi the recognition model loses most word gaps of scotus-transcript's fixed-pitch
+/// capitals ("INTHESUPREMECOURT") unless the decoder keeps the spaces it half-saw.
+#[test]
+fn word_gaps_of_fixed_pitch_capitals_survive_a_low_resolution_scan() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf");
+    let bytes = std::fs::read(&path).expect("scotus");
+    let png = docsift::render_page_png(&bytes, None, 1, 150.0).expect("render");
+    let native = extract_with(&path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() })
+        .expect("native");
+    let ocr = docsift::extract_until(&png, &opts(&engine(&dir), OcrMode::Auto), &|_| {}, &|| true).expect("ocr");
+    let f = token_f1(&ocr.pages[0].text, &native.pages[0].text);
+    println!("scotus-transcript p1 at 150 dpi: word F1 {f:.3}");
+    assert!(ocr.pages[0].text.contains("IN THE SUPREME COURT OF THE UNITED STATES"), "{}", ocr.pages[0].text);
+    assert!(f >= 0.97, "word F1 {f:.3}");
+}
+
 #[test]
 fn cer_counts_edits_against_the_truth() {
     assert_eq!(cer("abc", "abc"), 0.0);
