@@ -59,17 +59,54 @@ pub fn input_size(w: u32, h: u32, p: &DetParams) -> (u32, u32) {
     (round(w), round(h))
 }
 
+/// The size a w×h image is resized to for detection: `input_size`, shrunk into the canvas
+/// when there is one and it is smaller.
+pub fn fitted_size(w: u32, h: u32, p: &DetParams, canvas: Option<(u32, u32)>) -> (u32, u32) {
+    let (tw, th) = input_size(w, h, p);
+    let (cw, ch) = canvas.unwrap_or((tw, th));
+    if tw <= cw && th <= ch {
+        return (tw, th);
+    }
+    let fit = (cw as f32 / tw as f32).min(ch as f32 / th as f32);
+    (((tw as f32 * fit) as u32).clamp(1, cw), ((th as f32 * fit) as u32).clamp(1, ch))
+}
+
+/// Text lines whose detected boxes are shorter than this (model pixels, median over the
+/// page) are small print that DB merges across tight rows (7pt table figures land at ~14).
+const SMALL_TEXT_HEIGHT: f32 = 18.0;
+/// ... and are detected again scaled so that the median box reaches this height (body text
+/// of the scans DB reads well measures 20–25).
+const TARGET_TEXT_HEIGHT: f32 = 24.0;
+/// Fewer boxes than this say nothing about a page's print size.
+const MIN_BOXES_FOR_SIZE: usize = 8;
+/// The finer pass never asks for a longer input side than this: it bounds time and memory.
+const SMALL_TEXT_MAX_SIDE: u32 = 3200;
+
+/// Detection parameters for a second, finer pass over a page of small print, or None.
+/// `heights` are the first pass's box heights in image pixels, `scale` the model-input
+/// pixels per image pixel it used. The finer pass never enlarges the image itself.
+pub fn finer_for_small_text(heights: &[f32], scale: f32, w: u32, h: u32, p: &DetParams) -> Option<DetParams> {
+    if heights.len() < MIN_BOXES_FOR_SIZE {
+        return None;
+    }
+    let mut sorted = heights.to_vec();
+    sorted.sort_by(f32::total_cmp);
+    let median = sorted[sorted.len() / 2] * scale;
+    if median >= SMALL_TEXT_HEIGHT || median <= 0.0 {
+        return None;
+    }
+    let long = w.max(h) as f32;
+    let max_side = (long * scale * TARGET_TEXT_HEIGHT / median).min(long).min(SMALL_TEXT_MAX_SIDE as f32) as u32;
+    (max_side > p.max_side).then(|| DetParams { max_side, ..p.clone() })
+}
+
 /// Normalised input tensor and the size the image was resized to inside it. With a
 /// `canvas` (a runtime with static shapes) the image goes in its top-left corner, shrunk
 /// to fit when the canvas is smaller, and the rest stays blank.
 pub fn image_to_input(img: &RgbImage, p: &DetParams, canvas: Option<(u32, u32)>) -> (Tensor, (u32, u32)) {
     let (w, h) = img.dimensions();
-    let (mut tw, mut th) = input_size(w, h, p);
+    let (tw, th) = fitted_size(w, h, p, canvas);
     let (cw, ch) = canvas.unwrap_or((tw, th));
-    if tw > cw || th > ch {
-        let fit = (cw as f32 / tw as f32).min(ch as f32 / th as f32);
-        (tw, th) = (((tw as f32 * fit) as u32).clamp(1, cw), ((th as f32 * fit) as u32).clamp(1, ch));
-    }
     let resized = if (tw, th) == (w, h) { img.clone() } else { resize(img, tw, th, FilterType::Triangle) };
     (bgr_tensor(&resized, 1, cw as usize, ch as usize), (tw, th))
 }
@@ -213,6 +250,20 @@ fn unclip(rect: &RotatedRect, ratio: f32) -> RotatedRect {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_print_is_detected_again_finer_but_never_above_the_image_size() {
+        let p = DetParams::default();
+        // A 2800×1700 page seen at 1600/2800: 25 px boxes are 14.3 model pixels.
+        let small = vec![25.0; 40];
+        let finer = finer_for_small_text(&small, 1600.0 / 2800.0, 2800, 1700, &p).map(|f| f.max_side);
+        assert!(finer.is_some_and(|s| s > 2600 && s <= 2800), "{finer:?}");
+        // 16 model pixels on a page only 2000 px long: the image's own size bounds the pass.
+        assert_eq!(finer_for_small_text(&[20.0; 40], 0.8, 2000, 1200, &p).map(|f| f.max_side), Some(2000));
+        // Body text, or too few boxes to tell, keep the first pass.
+        assert!(finer_for_small_text(&[40.0; 40], 1600.0 / 2800.0, 2800, 1700, &p).is_none());
+        assert!(finer_for_small_text(&small[..3], 1600.0 / 2800.0, 2800, 1700, &p).is_none());
+    }
 
     fn map_with(w: usize, h: usize, boxes: &[(usize, usize, usize, usize)]) -> Vec<f32> {
         let mut m = vec![0.0; w * h];

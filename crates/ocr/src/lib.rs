@@ -131,31 +131,54 @@ impl Engine {
         Ok(lines)
     }
 
-    /// Text regions as quads in reading order of their text (vertical crops turned).
+    /// Text regions as quads in reading order of their text (vertical crops turned). A page
+    /// of small print is detected again at a finer scale (see `det::finer_for_small_text`).
     pub fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let (w, h) = img.dimensions();
         if w == 0 || h == 0 {
             return Ok(Vec::new());
         }
-        let canvas = self.backend.fixed_shapes(ModelKind::Detection).and_then(|shapes| {
-            let (tw, th) = det::input_size(w, h, &self.det);
+        let (quads, scale) = self.detect_with(img, &self.det)?;
+        let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
+        match det::finer_for_small_text(&heights, scale, w, h, &self.det) {
+            Some(finer) if self.detection_scale(w, h, &finer) > scale => Ok(self.detect_with(img, &finer)?.0),
+            _ => Ok(quads),
+        }
+    }
+
+    /// Model-input pixels per image pixel for detection with `p`: the static shape of a
+    /// runtime that has them may shrink the input further.
+    fn detection_scale(&self, w: u32, h: u32, p: &DetParams) -> f32 {
+        det::fitted_size(w, h, p, self.detection_canvas(w, h, p)).0 as f32 / w as f32
+    }
+
+    /// The static input shape a w×h image is detected in, for a runtime that has them.
+    fn detection_canvas(&self, w: u32, h: u32, p: &DetParams) -> Option<(u32, u32)> {
+        self.backend.fixed_shapes(ModelKind::Detection).and_then(|shapes| {
+            let (tw, th) = det::input_size(w, h, p);
             fit_shape(&shapes, th as usize, tw as usize).map(|(ch, cw)| (cw as u32, ch as u32))
-        });
-        let (input, (tw, th)) = det::image_to_input(img, &self.det, canvas);
+        })
+    }
+
+    /// Detection with `p`: the quads, in image pixels, and the scale the model saw the image at.
+    fn detect_with(&self, img: &RgbImage, p: &DetParams) -> Result<(Vec<Quad>, f32), OcrError> {
+        let (w, h) = img.dimensions();
+        let (input, (tw, th)) = det::image_to_input(img, p, self.detection_canvas(w, h, p));
         let (cw, ch) = (input.shape[3], input.shape[2]);
         let out = self.backend.run(ModelKind::Detection, &input)?;
         let prob =
             out.first().ok_or_else(|| OcrError::Model { model: ModelKind::Detection, message: "no output".into() })?;
         let (sx, sy) = (w as f32 / tw as f32, h as f32 / th as f32);
-        let boxes = det::probabilities_to_boxes(&prob.data, cw, ch, &self.det);
-        Ok(boxes
+        let boxes = det::probabilities_to_boxes(&prob.data, cw, ch, p);
+        let quads = boxes
             .iter()
             .map(|b| {
                 let q = b.quad().map(|[x, y]| [(x * sx).clamp(0.0, w as f32), (y * sy).clamp(0.0, h as f32)]);
                 if q.height() >= rec::VERTICAL_RATIO * q.width() { q.quarter_turn() } else { q }
             })
             .filter(|q| q.width() >= 1.0 && q.height() >= 1.0)
-            .collect())
+            .collect();
+        Ok((quads, tw as f32 / w as f32))
     }
 
     /// Turns upside-down lines the right way up (see `rec::orientation_votes`).
