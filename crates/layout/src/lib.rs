@@ -7,6 +7,7 @@ mod bidi;
 mod order;
 
 use docsift_model::{BBox, Char, Direction, Line, Page, Word};
+pub use order::median;
 
 /// Gap between two glyphs, as a fraction of the font size, above which they belong to
 /// different words. Word spaces run 0.2–0.33 em even in tight justified text, while

@@ -28,7 +28,8 @@ pub struct Segment {
     pub size: f32,
 }
 
-fn median(mut v: Vec<f32>) -> f32 {
+/// The upper median (0 for none).
+pub fn median(mut v: Vec<f32>) -> f32 {
     if v.is_empty() {
         return 0.0;
     }

@@ -91,9 +91,7 @@ pub fn finer_for_small_text(heights: &[f32], scale: f32, w: u32, h: u32, p: &Det
     if heights.len() < MIN_BOXES_FOR_SIZE {
         return None;
     }
-    let mut sorted = heights.to_vec();
-    sorted.sort_by(f32::total_cmp);
-    let median = sorted[sorted.len() / 2] * scale;
+    let median = docsift_layout::median(heights.to_vec()) * scale;
     if median >= SMALL_TEXT_HEIGHT || median <= 0.0 {
         return None;
     }

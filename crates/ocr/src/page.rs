@@ -86,13 +86,12 @@ fn page_angle(lines: &[OcrLine]) -> f32 {
     }
     let best = (0..4).max_by_key(|&q| counts[q]).unwrap_or(0) as i32;
     let base = best as f32 * FRAC_PI_2;
-    let mut offsets: Vec<f32> = angles
+    let offsets: Vec<f32> = angles
         .iter()
         .filter(|&&a| quadrant(a) == best)
         .map(|&a| (a - base + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI)
         .collect();
-    offsets.sort_by(f32::total_cmp);
-    base + offsets.get(offsets.len() / 2).copied().unwrap_or(0.0)
+    base + docsift_layout::median(offsets)
 }
 
 fn direction_of(angle: f32) -> Direction {
