@@ -42,7 +42,16 @@ keepBox.checked = localStorage.getItem('docsift-keep-index') === '1';
 // The index kept from earlier visits: this visit's files are compared against it.
 let keptIndex = keepBox.checked ? await idb('readonly', (s) => s.get(INDEX_KEY)).catch(() => undefined) : undefined;
 
-async function refreshDuplicates() {
+// Files finish in any order: refreshes run one after another so an older, smaller result never
+// replaces a newer one.
+let duplicatesRun = Promise.resolve();
+function refreshDuplicates() {
+  const run = duplicatesRun.then(showDuplicates);
+  duplicatesRun = run.catch(() => {});
+  return run;
+}
+
+async function showDuplicates() {
   const section = document.getElementById('dups');
   if (extracted.size < 2 && !keptIndex) return;
   section.hidden = false;
