@@ -33,3 +33,9 @@ export function rebuildError(e) {
   const Cls = CLASSES[e?.name] || DocsiftError;
   return new Cls(e?.message || String(e), e?.code);
 }
+
+/** What a worker posts for an error: the wasm's {name, code, message} as is, anything else as internal. */
+export function errorShape(e) {
+  if (e && typeof e === 'object' && 'name' in e && 'code' in e) return { name: e.name, code: e.code, message: e.message };
+  return { name: 'DocsiftError', code: 'internal', message: String(e && e.message ? e.message : e) };
+}

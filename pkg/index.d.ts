@@ -41,8 +41,8 @@ export interface ExtractOptions {
   layout?: boolean;
   /**
    * `stage`: "text" (native extraction), "loading-models", "ocr" (`done`/`total`: pages).
-   * On cross-origin isolated pages, OCR progress inside a page comes too, as `step`:
-   * the model stage and its calls done of all.
+   * OCR progress inside a page comes too, as `step`: the model stage and its calls done
+   * of all.
    */
   onProgress?: (p: {
     done: number;

@@ -40,6 +40,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
   });
   /** The OCR build's stage words (shared memory only), read while a page is being OCR'd. */
   let stepWords = null;
+  const reportStep = (job, code, done, total) => job.onProgress?.({ ...job.page, step: { name: STEP_NAMES[code], done, total } });
   const watchSteps = (job, page) => {
     job.page = page;
     if (!stepWords || !job.onProgress || job.stepTimer) return;
@@ -50,22 +51,22 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       const key = `${code} ${w[1]} ${w[2]}`;
       if (!code || key === last) return;
       last = key;
-      job.onProgress({ ...job.page, step: { name: STEP_NAMES[code], done: w[1], total: w[2] } });
+      reportStep(job, code, w[1], w[2]);
     }, STEP_POLL_MS);
   };
   const endJob = (id, job) => {
     pending.delete(id);
     clearInterval(job.stepTimer);
   };
-  /** Job words of the worker's shared-memory modules: an abort is written straight in. */
-  const cancelWords = [];
+  /** Job words of the threaded text build: an abort is written straight in. */
+  let cancelWords = null;
   const cancelNow = (id) => {
-    for (const { memory, address } of cancelWords) Atomics.store(new Int32Array(memory.buffer, address, 2), 1, id);
+    if (cancelWords) Atomics.store(new Int32Array(cancelWords.memory.buffer, cancelWords.address, 2), 1, id);
   };
   worker.onmessage = (e) => {
     const msg = e.data;
     if (msg.type === 'cancel-words') {
-      cancelWords.push(msg.words);
+      cancelWords = msg.words;
       return;
     }
     if (msg.type === 'step-words') {
@@ -74,7 +75,10 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     }
     const job = pending.get(msg.id);
     if (!job) return;
-    if (msg.type === 'progress') {
+    if (msg.type === 'step') {
+      // The single-threaded OCR build posts its stages as they come.
+      if (job.page) reportStep(job, msg.code, msg.done, msg.total);
+    } else if (msg.type === 'progress') {
       const page = { done: msg.done, total: msg.total, stage: msg.stage };
       job.onProgress?.(page);
       if (msg.stage === 'ocr' && msg.done < msg.total) watchSteps(job, page);
@@ -103,7 +107,8 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
         signal?.addEventListener('abort', () => {
-          // The message is seen between batches and pages; the words, between OCR model calls.
+          // The message is seen between batches of pages, and stops a page being read by
+          // OCR at once; the words stop a threaded batch at its next page.
           worker.postMessage({ type: 'abort', id });
           cancelNow(id);
         }, { once: true });

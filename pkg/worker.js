@@ -1,9 +1,11 @@
 // The docsift worker: loads the threaded wasm build when the page is cross-origin isolated
 // (SharedArrayBuffer available) and the single-threaded one otherwise, then extracts
 // documents page batch by page batch, posting progress and honouring aborts in between.
+// Images and pages that need OCR go to the OCR worker (pkg/ocr-worker.js), started here on
+// first need and terminated when the request it is serving is aborted.
 
 import { transferables } from './decode.js';
-import { fetchModel } from './models.js';
+import { errorShape } from './errors.js';
 
 /** Pages each pool thread takes per batch in the threaded build. */
 const PAGES_PER_THREAD = 8;
@@ -14,8 +16,6 @@ let poolSize = 1;
 let modelsUrl = null;
 /** Where OCR models run: 'auto' (a hardware WebGPU adapter if any), 'webgpu' (any adapter), 'cpu'. */
 let backend = 'auto';
-/** The OCR build with its models, loaded on the first page or image that needs it. */
-let ocrBuild = null;
 const aborted = new Set();
 
 /** Yields to the event loop (so abort messages are seen) without timer clamping. */
@@ -46,111 +46,72 @@ async function init(threads, models, modelBackend = 'auto') {
     await wasm.default();
     poolSize = 1;
   }
-  shareCancelWords(wasm);
-  return { threaded: wasm.threaded(), threads: poolSize, isolated };
-}
-
-/** Lets the main thread write aborts into a module's job words (shared memory only). */
-function shareCancelWords(mod) {
-  const words = mod.cancelWords();
+  // Lets the main thread write aborts into the job words (shared memory only).
+  const words = wasm.cancelWords();
   if (words) self.postMessage({ type: 'cancel-words', words });
-}
-
-/** The OCR build as the text build runs: on a pool of the same size when threaded. */
-async function loadOcrBuild() {
-  if (poolSize > 1) {
-    try {
-      const mod = await import('./wasm/ocr-threaded/docsift_wasm.js');
-      await mod.default();
-      await mod.initThreadPool(poolSize);
-      return mod;
-    } catch (e) {
-      console.warn('docsift: threaded OCR build unavailable, using the single-threaded one:', e);
-    }
-  }
-  const mod = await import('./wasm/ocr/docsift_wasm.js');
-  await mod.default();
-  return mod;
-}
-
-/**
- * Starts the WebGPU worker serving the threaded OCR build's mailbox, and returns the
- * prepared model files it serves (models/wonnx/index.json); undefined keeps every model on
- * the CPU: backend 'cpu', no threaded build (the mailbox needs shared memory), no WebGPU,
- * a software adapter under 'auto', or no prepared files.
- */
-async function gpuFiles(mod) {
-  const mailbox = backend === 'cpu' ? null : mod.gpuMailbox();
-  if (!mailbox || !self.navigator.gpu) return undefined;
-  let worker;
-  try {
-    // A fallback adapter is a software rasteriser (SwiftShader): correct, but slower than the CPU.
-    const adapter = await self.navigator.gpu.requestAdapter();
-    if (!adapter || ((adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter) && backend !== 'webgpu')) return undefined;
-    const listing = await fetch(`${modelsUrl}wonnx/index.json`);
-    if (!listing.ok) return undefined;
-    const { files } = await listing.json();
-    worker = new Worker(new URL('./webgpu-worker.js', import.meta.url), { type: 'module' });
-    await new Promise((resolve, reject) => {
-      worker.onmessage = ({ data }) => (data.ok ? resolve(data.result) : reject(new Error(data.error.message)));
-      worker.onerror = (e) => reject(new Error(e.message || 'WebGPU worker failed'));
-      worker.postMessage({ id: 0, op: 'serve', memory: mailbox.memory, address: mailbox.address, base: `${modelsUrl}wonnx/`, files });
-    });
-    return files;
-  } catch (e) {
-    worker?.terminate();
-    console.warn('docsift: WebGPU unavailable, OCR models run on the CPU:', e);
-    return undefined;
-  }
-}
-
-/**
- * The OCR build (tract with SIMD, ~7 MB gzipped) and the models, fetched once; with
- * `layout`, the layout model too (its models are loaded again with it the first time).
- */
-function ocrModule(id, layout = false) {
-  const load = async (previous) => {
-    if (!modelsUrl) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
-    self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
-    const mod = previous ? previous.mod : await loadOcrBuild();
-    if (!previous) {
-      shareCancelWords(mod);
-      const steps = mod.stepWords();
-      if (steps) self.postMessage({ type: 'step-words', words: steps });
-    }
-    const names = layout ? ['det', 'rec', 'cls', 'layout'] : ['det', 'rec', 'cls'];
-    const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${modelsUrl}${m}.onnx`)));
-    // One GPU worker serves the mailbox, however often the models are loaded.
-    const gpu = previous ? previous.gpu : await gpuFiles(mod);
-    mod.setOcrModels(det, rec, cls, layoutModel, gpu);
-    return { mod, gpu, layout };
-  };
-  ocrBuild = ocrBuild
-    ? ocrBuild.then((b) => (layout && !b.layout ? load(b) : b))
-    : load(null);
-  return ocrBuild.then((b) => b.mod).catch((e) => {
-    ocrBuild = null;
-    throw e;
-  });
+  return { threaded: wasm.threaded(), threads: poolSize, isolated };
 }
 
 const abortError = () => ({ name: 'AbortError', code: 'cancelled', message: 'extraction aborted' });
 
+/** The OCR worker, started on first need; it serves one request at a time, in order. */
+let ocrWorker = null;
+let ocrQueue = Promise.resolve();
+/** The request the OCR worker is serving: { id, resolve, reject }. */
+let ocrServing = null;
+
+function startOcrWorker() {
+  const w = new Worker(new URL('./ocr-worker.js', import.meta.url), { type: 'module' });
+  w.postMessage({ op: 'init', threads: poolSize, models: modelsUrl, backend });
+  w.onmessage = ({ data }) => {
+    if (data.type !== 'result' && data.type !== 'error') {
+      self.postMessage(data); // progress and OCR stages go straight to the page
+      return;
+    }
+    const served = ocrServing;
+    ocrServing = null;
+    if (data.type === 'result') served?.resolve(data.value);
+    else served?.reject(data.error);
+  };
+  w.onerror = (e) => {
+    e.preventDefault();
+    stopOcrWorker({ name: 'DocsiftError', code: 'internal', message: `the OCR worker failed: ${e.message || e}` });
+  };
+  return w;
+}
+
+/** Ends the OCR worker and the request it was serving; the next request starts a new one. */
+function stopOcrWorker(error) {
+  ocrWorker?.terminate();
+  ocrWorker = null;
+  const served = ocrServing;
+  ocrServing = null;
+  served?.reject(error);
+}
+
+/** Sends a request of job `id` to the OCR worker once the ones before it are served. */
+function ocrCall(id, request, transfer = []) {
+  const run = ocrQueue.then(() => new Promise((resolve, reject) => {
+    if (aborted.has(id)) throw abortError();
+    ocrWorker ??= startOcrWorker();
+    ocrServing = { id, resolve, reject };
+    ocrWorker.postMessage({ ...request, id }, transfer);
+  }));
+  ocrQueue = run.catch(() => {});
+  return run;
+}
+
 /** An image: one page read by OCR. */
 async function extractImage(id, bytes, options) {
   if (options.ocr === 'off') throw { name: 'UnsupportedInputError', code: 'unsupported', message: 'images are read only by OCR (ocr: "off")' };
-  const ocr = await ocrModule(id, Boolean(options.layout));
-  if (aborted.has(id)) throw abortError();
-  self.postMessage({ type: 'progress', id, stage: 'ocr', done: 0, total: 1 });
-  ocr.setJob(id);
-  const { meta, page } = ocr.extractImage(bytes, Boolean(options.layout));
-  self.postMessage({ type: 'progress', id, stage: 'ocr', done: 1, total: 1 });
-  return { schema: 'docsift/1', meta, pages: [page] };
+  const { meta, pages } = await ocrCall(id, { op: 'image', bytes: bytes.buffer, layout: Boolean(options.layout) }, [bytes.buffer]);
+  return { schema: 'docsift/1', meta, pages };
 }
 
 /**
  * Re-reads by OCR the pages the text build flagged (all of them with ocr: "force"); with
  * layout: true, every page, for its layout regions (native text kept where trusted).
+ * `bytes` go to the OCR worker.
  */
 async function ocrPages(id, bytes, options, indices, pages) {
   const mode = options.ocr ?? 'auto';
@@ -158,33 +119,18 @@ async function ocrPages(id, bytes, options, indices, pages) {
   const todo = pages.flatMap((p, i) => ((layout || mode === 'force' || (mode !== 'off' && p.needsOcr)) ? [i] : []));
   for (const p of pages) delete p.needsOcr;
   if (!todo.length) return;
-  let ocr;
   try {
-    ocr = await ocrModule(id, layout);
+    await ocrCall(id, { op: 'load', layout });
   } catch (e) {
+    if (e?.name === 'AbortError') throw e;
     // Without the OCR module or its models the pages keep their native text, with a warning.
     const message = `not read by OCR: ${e?.message || e}`;
     for (const i of todo) pages[i].warnings = [...(pages[i].warnings || []), { page: pages[i].number, message }];
     return;
   }
-  const doc = new ocr.Doc(bytes, options.password ?? undefined, mode, layout);
-  try {
-    for (let k = 0; k < todo.length; k++) {
-      if (aborted.has(id)) throw abortError();
-      self.postMessage({ type: 'progress', id, stage: 'ocr', done: k, total: todo.length });
-      await yieldNow();
-      ocr.setJob(id); // jobs interleave at awaits: the words name this one for this call
-      pages[todo[k]] = doc.extractPages(Uint32Array.of(indices[todo[k]]))[0];
-    }
-    self.postMessage({ type: 'progress', id, stage: 'ocr', done: todo.length, total: todo.length });
-  } finally {
-    doc.free();
-  }
-}
-
-function errorShape(e) {
-  if (e && typeof e === 'object' && 'name' in e && 'code' in e) return { name: e.name, code: e.code, message: e.message };
-  return { name: 'DocsiftError', code: 'internal', message: String(e && e.message ? e.message : e) };
+  const request = { op: 'pages', bytes: bytes.buffer, password: options.password, mode, layout, indices: todo.map((i) => indices[i]) };
+  const read = await ocrCall(id, request, [bytes.buffer]);
+  todo.forEach((i, k) => { pages[i] = read[k]; });
 }
 
 async function extract(id, buffer, options) {
@@ -255,6 +201,8 @@ self.onmessage = async (event) => {
       self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models, msg.backend) });
     } else if (msg.type === 'abort') {
       aborted.add(msg.id);
+      // A page being read by OCR stops now, whichever build: its worker goes.
+      if (ocrServing?.id === msg.id) stopOcrWorker(abortError());
     } else if (msg.type === 'dedup') {
       const result = await dedup(msg.id, msg.docs, msg.options || {});
       self.postMessage({ type: 'result', id: msg.id, doc: result }, [result.index.buffer]);

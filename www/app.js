@@ -202,9 +202,15 @@ async function process(file, password) {
   status.textContent = 'extracting…';
   card.dataset.state = 'working';
   const started = performance.now();
+  // Stops the file between pages, or a page being read by OCR at once.
+  const controller = new AbortController();
+  const stop = card.querySelector('.stop');
+  stop.hidden = false;
+  stop.onclick = () => controller.abort();
+  const { signal } = controller;
   try {
     if (isWebText(file)) {
-      const doc = await ds.extractHtml(file);
+      const doc = await ds.extractHtml(file, { signal });
       bar.max = 1;
       bar.value = 1;
       status.textContent = `${doc.length} characters in ${Math.round(performance.now() - started)} ms`;
@@ -216,6 +222,7 @@ async function process(file, password) {
     }
     const doc = await ds.extract(file, {
       password,
+      signal,
       layout: document.getElementById('layout').checked,
       onProgress: ({ done, total, stage, step }) => {
         bar.max = total;
@@ -235,6 +242,11 @@ async function process(file, password) {
     card.dataset.state = 'done';
     refreshDuplicates().catch((e) => { document.getElementById('dup-status').textContent = `${e.name}: ${e.message}`; });
   } catch (e) {
+    if (e.name === 'AbortError') {
+      card.dataset.state = 'stopped';
+      status.textContent = `stopped after ${Math.round(performance.now() - started)} ms`;
+      return;
+    }
     card.dataset.state = 'error';
     status.className = 'status error';
     status.textContent = `${e.name}: ${e.message}`;
@@ -246,6 +258,8 @@ async function process(file, password) {
         process(file, form.querySelector('input').value);
       };
     }
+  } finally {
+    stop.hidden = true;
   }
 }
 

@@ -271,6 +271,14 @@ describe('the page', () => {
     await page.setInputFiles('#files', [{ name: 'with-layout.pdf', mimeType: 'application/pdf', buffer: pdfBytes }]);
     await page.waitForSelector('[data-file="with-layout.pdf"][data-state="done"]', { timeout: 120_000 });
     assert.ok((await page.locator('[data-file="with-layout.pdf"] .page svg rect.block').count()) > 0, 'layout blocks drawn');
+    // A scan being read by OCR stops mid-page at the card's Stop button.
+    await page.setInputFiles('#files', join(CORPUS, 'ocr/ocrmypdf/tests/resources/linn.png'));
+    const scan = '[data-file="linn.png"]';
+    await page.waitForFunction((sel) => /reading by OCR.*recognition/.test(document.querySelector(`${sel} .status`)?.textContent), scan, { timeout: 120_000 });
+    await page.click(`${scan} button.stop`);
+    // A whole page takes 15 s or more here.
+    await page.waitForSelector(`${scan}[data-state="stopped"]`, { timeout: 5_000 });
+    assert.ok(await page.locator(`${scan} button.stop`).isHidden());
     // Privacy: only same-origin GETs of the page's own files.
     const origin = new URL(isolated.url).origin;
     const foreign = requests.filter((r) => new URL(r.url).origin !== origin && !r.url.startsWith('blob:'));

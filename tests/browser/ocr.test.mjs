@@ -1,4 +1,4 @@
-// OCR in the browser: the OCR build (tract with SIMD) loads in the docsift worker only when
+// OCR in the browser: the OCR build (tract with SIMD) loads in the OCR worker only when
 // an image or a page without usable text arrives, fetches the models from the page's own
 // origin, and must read what the native CLI reads from the same file (same models, same
 // code). Prints seconds per page.
@@ -85,8 +85,8 @@ for (const [path, on, build] of [['ocr/tesseract-test/testing/phototest.tif', ()
     console.log(`# ${path}: ${got.seconds.toFixed(1)} s in the browser, ${build} build (models loaded on first need; stages ${got.stages.join(', ')})`);
     assert.deepEqual(got.ocrBuilds, [build]);
     assert.ok(got.stages.includes('ocr'), 'OCR progress reported');
-    // Progress inside a page needs shared memory: the threaded build's.
-    if (build === 'ocr-threaded') assert.deepEqual(got.steps.filter((s) => s !== 'orientation'), ['detection', 'recognition'], `steps ${got.steps}`);
+    // Progress inside a page: read from shared memory (threaded) or posted by the OCR worker.
+    assert.deepEqual(got.steps.filter((s) => s !== 'orientation'), ['detection', 'recognition'], `steps ${got.steps}`);
     assertSameReading(got, want, path);
   });
 }
@@ -129,34 +129,47 @@ test('layout: true gives the layout blocks of the CLI\'s --layout on a born-digi
   });
 });
 
-test('an abort stops a page being read by OCR at its next model call (threaded build)', { timeout: 600_000 }, async () => {
-  const page = await browser.newPage();
-  await page.goto(server.url + 'pkg/package.json');
-  const got = await page.evaluate(async () => {
-    const { createDocsift } = await import('/pkg/index.js');
-    const ds = await createDocsift({ threads: 2, models: '/models/' });
-    const bytes = await (await fetch('/corpus/ocr/ocrmypdf/tests/resources/linn.png')).arrayBuffer();
-    // A first read loads the module and models, and times a whole page.
-    let started = performance.now();
-    await ds.extract(bytes.slice(0));
-    const page = (performance.now() - started) / 1000;
-    const controller = new AbortController();
-    let ocrStarted;
-    const pending = ds.extract(bytes.slice(0), {
-      signal: controller.signal,
-      onProgress: ({ stage }) => { if (stage === 'ocr') ocrStarted ??= performance.now(); },
+// Both builds: the docsift worker ends the OCR worker serving the aborted page.
+for (const [on, build] of [[() => server, 'ocr-threaded'], [() => plain, 'ocr']]) {
+  test(`an abort stops a page being read by OCR mid-page, and the next page is read (${build} build)`, { timeout: 600_000 }, async () => {
+    const page = await browser.newPage();
+    await page.goto(on().url + 'pkg/package.json');
+    const got = await page.evaluate(async () => {
+      const { createDocsift } = await import('/pkg/index.js');
+      const ds = await createDocsift({ threads: 2, models: '/models/' });
+      const bytes = await (await fetch('/corpus/ocr/ocrmypdf/tests/resources/linn.png')).arrayBuffer();
+      // A first read loads the module and models, and times a whole page.
+      let started = performance.now();
+      await ds.extract(bytes.slice(0));
+      const page = (performance.now() - started) / 1000;
+      const controller = new AbortController();
+      let ocrStarted;
+      const steps = new Set();
+      const pending = ds.extract(bytes.slice(0), {
+        signal: controller.signal,
+        onProgress: ({ stage, step }) => {
+          if (stage === 'ocr') ocrStarted ??= performance.now();
+          if (step) steps.add(step.name);
+        },
+      });
+      while (!ocrStarted) await new Promise((r) => setTimeout(r, 20));
+      // Into recognition: past detection, well before the page would end.
+      await new Promise((r) => setTimeout(r, page * 400));
+      started = performance.now();
+      controller.abort();
+      const error = await pending.then(() => null, (e) => e.name);
+      const stopped = (performance.now() - started) / 1000;
+      // The same worker reads the next image (in a fresh OCR worker).
+      const small = await (await fetch('/corpus/ocr/tesseract-test/testing/phototest.tif')).arrayBuffer();
+      const next = (await ds.extract(small)).pages[0].text;
+      return { page, error, stopped, steps: [...steps], next };
     });
-    while (!ocrStarted) await new Promise((r) => setTimeout(r, 20));
-    // Into recognition: past detection, well before the page would end.
-    await new Promise((r) => setTimeout(r, page * 400));
-    started = performance.now();
-    controller.abort();
-    const error = await pending.then(() => null, (e) => e.name);
-    return { page, error, stopped: (performance.now() - started) / 1000 };
+    await page.close();
+    console.log(`# linn.png, ${build} build: a page takes ${got.page.toFixed(1)} s; aborted at 40% (steps seen: ${got.steps.join(', ')}), stopped after ${got.stopped.toFixed(2)} s`);
+    assert.equal(got.error, 'AbortError');
+    assert.ok(got.steps.includes('recognition'), `aborted during recognition: ${got.steps}`);
+    // Between pages only, it would run to the page's end (the remaining ~60%).
+    assert.ok(got.stopped < got.page * 0.3, `stopped after ${got.stopped} s of a ${got.page} s page`);
+    assert.match(got.next, /quick brown dog/);
   });
-  await page.close();
-  console.log(`# linn.png: a page takes ${got.page.toFixed(1)} s; aborted at 40%, stopped after ${got.stopped.toFixed(2)} s`);
-  assert.equal(got.error, 'AbortError');
-  // Between pages only, it would run to the page's end (the remaining ~60%).
-  assert.ok(got.stopped < got.page * 0.3, `stopped after ${got.stopped} s of a ${got.page} s page`);
-});
+}

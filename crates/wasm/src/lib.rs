@@ -36,9 +36,9 @@ pub fn start() {
 }
 
 /// [the job being extracted, the job to cancel]: the worker sets the first before each call;
-/// an abort sets the second — in the threaded builds straight from the page's main thread
-/// into this shared memory (`cancelWords`), so a page being read by OCR stops at its next
-/// model call instead of after the page.
+/// an abort sets the second — in the threaded build straight from the page's main thread
+/// into this shared memory (`cancelWords`), so a batch of pages stops at its next page
+/// instead of after the batch. (A page being read by OCR is stopped by ending its worker.)
 static JOBS: [AtomicI32; 2] = [AtomicI32::new(0), AtomicI32::new(0)];
 
 /// Whether the running job may go on.

@@ -58,10 +58,17 @@ fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String]) -> Result<OcrEngine, OcrError>
     Err(OcrError::Model { model: ModelKind::Detection, message: "WebGPU needs the threaded OCR build".into() })
 }
 
-/// The page's OCR stage: [1 detection | 2 orientation | 3 recognition, calls done, calls
-/// in all]. The main thread of an isolated page reads it while a page is being read
-/// (`stepWords`), for progress inside the page.
+/// The page's OCR stage: [1 detection | 2 orientation | 3 recognition | 4 layout, calls
+/// done, calls in all]. The main thread of an isolated page reads it while a page is being
+/// read (`stepWords`), for progress inside the page.
 static STEP: [AtomicI32; 3] = [const { AtomicI32::new(0) }; 3];
+
+#[cfg(not(feature = "threads"))]
+thread_local! {
+    /// Without shared memory nobody can read `STEP` while a page is read: the worker's
+    /// listener is called instead (`setStepListener`).
+    static STEP_LISTENER: std::cell::RefCell<Option<js_sys::Function>> = const { std::cell::RefCell::new(None) };
+}
 
 fn record_step(step: OcrStep) {
     let (code, done, total) = match step {
@@ -73,6 +80,23 @@ fn record_step(step: OcrStep) {
     STEP[1].store(done as i32, Ordering::Relaxed);
     STEP[2].store(total as i32, Ordering::Relaxed);
     STEP[0].store(code, Ordering::Release);
+    #[cfg(not(feature = "threads"))]
+    STEP_LISTENER.with_borrow(|listener| {
+        if let Some(f) = listener {
+            // A throwing listener must not stop the page: progress is advisory.
+            let _ = f.call3(&JsValue::NULL, &code.into(), &(done as u32).into(), &(total as u32).into());
+        }
+    });
+}
+
+/// Calls `listener(stage, done, total)` (the codes of `STEP`) at each OCR stage, in builds
+/// without shared memory; the threaded builds publish `stepWords` instead and ignore it.
+#[wasm_bindgen(js_name = setStepListener)]
+pub fn set_step_listener(listener: Option<js_sys::Function>) {
+    #[cfg(not(feature = "threads"))]
+    STEP_LISTENER.set(listener);
+    #[cfg(feature = "threads")]
+    let _ = listener;
 }
 
 /// `{ memory, address }` of the stage words (see `STEP`); null where memory is not shared.
