@@ -18,10 +18,16 @@ let modelsUrl = null;
 let backend = 'auto';
 const aborted = new Set();
 
-/** Yields to the event loop (so abort messages are seen) without timer clamping. */
+/**
+ * Yields to the event loop (so abort messages are seen) without timer clamping. Jobs
+ * interleave here, so each message wakes the earliest waiter: one shared handler would
+ * wake only the last job to yield and leave the others waiting for ever.
+ */
 const channel = new MessageChannel();
+const yielded = [];
+channel.port1.onmessage = () => yielded.shift()?.();
 const yieldNow = () => new Promise((resolve) => {
-  channel.port1.onmessage = () => resolve();
+  yielded.push(resolve);
   channel.port2.postMessage(0);
 });
 

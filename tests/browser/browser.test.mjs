@@ -130,6 +130,21 @@ describe('npm package', () => {
     await page.close();
   });
 
+  // Jobs interleave in the worker where it yields between page batches; each must resume.
+  for (const [name, server] of [['threaded', () => isolated], ['single-threaded', () => plain]]) {
+    test(`extractions started together all finish (${name} build)`, async () => {
+      const page = await harness(server());
+      const got = await page.evaluate(async () => {
+        const bytes = await (await fetch('/corpus/bench/freeculture.pdf')).arrayBuffer();
+        const timeout = new Promise((resolve) => setTimeout(() => resolve('stuck'), 20_000));
+        const all = Promise.all([0, 1, 2].map(() => window.ds.extract(bytes.slice(0)).then((d) => d.pages.length)));
+        return Promise.race([all, timeout]);
+      });
+      assert.deepEqual(got, [352, 352, 352]);
+      await page.close();
+    });
+  }
+
   test('abort stops the work; a malformed file gives a readable error and the worker keeps working', async () => {
     const page = await harness(isolated);
     const aborted = await page.evaluate(async () => {
