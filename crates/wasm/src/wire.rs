@@ -39,7 +39,7 @@ struct Interner<K> {
     last: Option<u16>,
 }
 
-impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
+impl<K: std::hash::Hash + Eq> Interner<K> {
     fn new() -> Self {
         Interner { index: HashMap::new(), order: Vec::new(), last: None }
     }
