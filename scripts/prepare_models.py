@@ -178,6 +178,38 @@ def hard_sigmoid_to_clip(graph, node, shapes):
     ]
 
 
+# Abramowitz & Stegun 7.1.26: erf(x) = 1 - t(a1 + t(a2 + ... + t a5)) exp(-x²), t = 1/(1 + p x)
+# for x >= 0, odd in x; absolute error below 1.5e-7, under float32 rounding of GELU's inputs.
+ERF_P = 0.3275911
+ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def erf_to_primitives(graph, node, shapes):
+    # Not implemented by wonnx (PP-OCRv6's GELU activations use it).
+    if node.op_type != "Erf":
+        return None
+    x = node.input[0]
+    f32 = np.float32
+    names = iter(graph.fresh("erf") for _ in range(32))
+    nodes = []
+
+    def op(kind, *inputs):
+        out = next(names)
+        nodes.append(helper.make_node(kind, list(inputs), [out]))
+        return out
+
+    ax = op("Abs", x)
+    t = op("Reciprocal", op("Add", op("Mul", ax, graph.const("p", f32(ERF_P))), graph.const("one", f32(1))))
+    poly = graph.const("a", f32(ERF_A[-1]))
+    poly = op("Mul", t, poly)
+    for a in reversed(ERF_A[:-1]):
+        poly = op("Mul", t, op("Add", poly, graph.const("a", f32(a))))
+    gauss = op("Exp", op("Mul", op("Mul", x, x), graph.const("minus", f32(-1))))
+    magnitude = op("Sub", graph.const("one", f32(1)), op("Mul", poly, gauss))
+    nodes.append(helper.make_node("Mul", [magnitude, op("Sign", x)], node.output))
+    return nodes
+
+
 def square_to_mul(graph, node, shapes):
     # WGSL pow(x, 2) is NaN for negative x.
     if node.op_type != "Pow" or node.input[1] not in graph.consts:
@@ -253,7 +285,12 @@ def global_pool_by_rows(graph, node, shapes):
     # wonnx sums a whole feature map in one float32 run: over the 312×400 maps of the
     # detection head the mean drifts by 0.5. Averaging each row, then the row means, stays
     # exact (its ReduceMean over a middle axis is wrong, so both steps are AveragePools).
-    if node.op_type != "GlobalAveragePool":
+    # PP-OCRv6's squeeze-excitation blocks write the same pooling as a ReduceMean over H and W.
+    if node.op_type == "ReduceMean":
+        rank = len(shapes[node.input[0]])
+        if rank != 4 or sorted(a % rank for a in attr(node, "axes", [])) != [2, 3] or not attr(node, "keepdims", 1):
+            return None
+    elif node.op_type != "GlobalAveragePool":
         return None
     n, c, h, w = shapes[node.input[0]]
     rows = graph.fresh("gap_rows")
@@ -448,6 +485,7 @@ def fold_batch_norms(graph: Graph) -> None:
     """BatchNormalization after a Conv goes into the Conv's weights and bias; elsewhere it
     becomes a per-channel Mul and Add. wonnx dispatches one workgroup per 4 pixels for it,
     past WebGPU's 65,535 limit on a page-sized feature map (800×624 at 1600×1248 input)."""
+    shapes = graph.shapes()
     producer = {o: n for n in graph.g.node for o in n.output}
     readers = {}
     for n in graph.g.node:
@@ -471,14 +509,17 @@ def fold_batch_norms(graph: Graph) -> None:
             conv.output[0] = node.output[0]
             continue
         scaled = graph.fresh("bn_mul")
-        out.append(helper.make_node("Mul", [node.input[0], graph.const("bn_s", scale.reshape(1, -1, 1, 1))], [scaled]))
-        out.append(helper.make_node("Add", [scaled, graph.const("bn_b", shift.reshape(1, -1, 1, 1))], [node.output[0]]))
+        # Per channel (axis 1) over an N×C×… input of any rank: PP-OCRv6 normalises N×C×W sequences.
+        channel = (1, -1) + (1,) * (len(shapes[node.input[0]]) - 2)
+        out.append(helper.make_node("Mul", [node.input[0], graph.const("bn_s", scale.reshape(channel))], [scaled]))
+        out.append(helper.make_node("Add", [scaled, graph.const("bn_b", shift.reshape(channel))], [node.output[0]]))
     del graph.g.node[:]
     graph.g.node.extend(out)
 
 
 REWRITES = [
     hard_sigmoid_to_clip,
+    erf_to_primitives,
     square_to_mul,
     softmax_to_primitives,
     conv_transpose_to_shuffle,
@@ -494,7 +535,7 @@ REWRITES = [
 SUPPORTED = {
     "Add", "Sub", "Mul", "Div", "Conv", "Relu", "Sigmoid", "Clip", "Exp", "Sqrt", "MatMul", "Gemm",
     "Concat", "Reshape", "Transpose", "Gather", "Split", "Squeeze", "Unsqueeze", "Flatten", "Identity",
-    "AveragePool", "MaxPool", "Resize", "ReduceMean",
+    "AveragePool", "MaxPool", "Resize", "ReduceMean", "Abs", "Sign", "Reciprocal",
     "ReduceMax", "ReduceSum",
 }
 

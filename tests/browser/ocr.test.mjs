@@ -112,6 +112,24 @@ test('without reachable models a scan keeps its native text with a warning', { t
   assert.ok(doc.warnings?.some((w) => w.message.startsWith('not read by OCR')), JSON.stringify(doc.warnings));
 });
 
+test('model files cached by an earlier version are dropped, the current ones kept', { timeout: 300_000 }, async () => {
+  const page = await browser.newPage();
+  await page.goto(plain.url + 'pkg/package.json');
+  const buckets = await page.evaluate(async () => {
+    const stale = await caches.open('docsift-models-v2');
+    await stale.put('/models/rec.onnx', new Response(new Uint8Array(1 << 20)));
+    const { createDocsift } = await import('/pkg/index.js');
+    const ds = await createDocsift({ threads: 1, models: '/models/' });
+    await ds.extract(await (await fetch('/corpus/ocr/tesseract-test/testing/phototest.tif')).arrayBuffer());
+    const names = await caches.keys();
+    const kept = names.length === 1 ? (await (await caches.open(names[0])).keys()).map((r) => new URL(r.url).pathname) : [];
+    return { names, kept };
+  });
+  await page.close();
+  assert.deepEqual(buckets.names, ['docsift-models-v3']);
+  assert.deepEqual(buckets.kept.sort(), ['/models/cls.onnx', '/models/det.onnx', '/models/rec.onnx']);
+});
+
 test('layout: true gives the layout blocks of the CLI\'s --layout on a born-digital page', { timeout: 600_000 }, async () => {
   const path = 'pdfjs/test/pdfs/tracemonkey.pdf';
   const got = await inBrowser(path, { pages: [1], layout: true });
