@@ -45,6 +45,17 @@ const { decodePage } = await import(join(ROOT, 'pkg', 'decode.js'));
 await wasm.default({ module_or_path: readFileSync(join(ROOT, 'pkg', 'wasm', 'ocr', 'docsift_wasm_bg.wasm')) });
 wasm.setOcrModels(...['det', 'rec', 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))));
 
+// Best of `repeat` after one read that builds the wasm build's plans (the CLI's bench warms up too).
+const best = async (read) => {
+  let secs = Infinity, text = '';
+  for (let i = 0; i <= repeat; i++) {
+    const t = performance.now();
+    text = await read();
+    if (i > 0) secs = Math.min(secs, (performance.now() - t) / 1000);
+  }
+  return { secs, text };
+};
+
 const worker = await createWorker('eng', 1, { langPath, cachePath: tmp, gzip: true });
 const rows = [];
 for (const [name, img, truth] of pages) {
@@ -52,16 +63,6 @@ for (const [name, img, truth] of pages) {
   const dsSecs = Number(bench.split('\n').find((l) => l.startsWith('TOTAL')).split('\t')[2]);
   const dsText = ds(['extract', img]);
   const bytes = readFileSync(img);
-  // Best of `repeat` after one read that builds the wasm build's plans (the CLI's bench warms up too).
-  const best = async (read) => {
-    let secs = Infinity, text = '';
-    for (let i = 0; i <= repeat; i++) {
-      const t = performance.now();
-      text = await read();
-      if (i > 0) secs = Math.min(secs, (performance.now() - t) / 1000);
-    }
-    return { secs, text };
-  };
   const w = await best(async () => decodePage(wasm.extractImage(bytes).page).text);
   const t = await best(async () => (await worker.recognize(bytes)).data.text);
   if (w.text.trim() !== dsText.trim()) console.error(`${name}: the wasm build reads differently from the CLI`);
