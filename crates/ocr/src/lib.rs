@@ -181,7 +181,8 @@ impl Engine {
         Ok((quads, tw as f32 / w as f32))
     }
 
-    /// Turns upside-down lines the right way up (see `rec::orientation_votes`).
+    /// Turns upside-down lines the right way up: the widest lines of each direction are
+    /// asked and vote for all of it (see `rec::upside_down_directions`).
     pub fn orient(
         &self,
         img: &RgbImage,
@@ -191,14 +192,14 @@ impl Engine {
         if !self.backend.has(ModelKind::Orientation) {
             return Ok(quads);
         }
-        let total = quads.len();
+        let voters: Vec<Quad> = rec::orientation_voters(&quads).into_iter().map(|i| quads[i]).collect();
+        let total = voters.len();
         let per_call = self.backend.batch_size(ModelKind::Orientation).max(1);
         let mut upside_down: Vec<f32> = Vec::with_capacity(total);
-        for start in (0..total).step_by(per_call) {
-            if !progress(Step::Orientation { done: start, total }) {
+        for (b, batch) in voters.chunks(per_call).enumerate() {
+            if !progress(Step::Orientation { done: b * per_call, total }) {
                 return Err(OcrError::Cancelled);
             }
-            let batch = &quads[start..(start + per_call).min(total)];
             let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
             let mut input = Tensor::zeros(vec![batch.len(), 3, h, w]);
             for (i, q) in batch.iter().enumerate() {
@@ -209,9 +210,10 @@ impl Engine {
             let probs = out.first().map(rec::upside_down_probabilities).unwrap_or_default();
             upside_down.extend(probs.into_iter().chain(std::iter::repeat(0.0)).take(batch.len()));
         }
-        let angles: Vec<f32> = quads.iter().map(Quad::angle).collect();
-        for (q, flip) in quads.iter_mut().zip(rec::orientation_votes(&angles, &upside_down)) {
-            if flip {
+        let angles: Vec<f32> = voters.iter().map(Quad::angle).collect();
+        let directions = rec::upside_down_directions(&angles, &upside_down);
+        for q in quads.iter_mut() {
+            if rec::flips(&directions, q.angle()) {
                 *q = q.half_turn();
             }
         }
