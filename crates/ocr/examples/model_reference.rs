@@ -4,8 +4,7 @@
 //! `cargo run --release -p docsift-ocr --example model_reference -- MODELS_DIR rec 1x3x48x320 IMAGE OUT_DIR`
 //! → OUT_DIR/input.f32 and OUT_DIR/output.f32 (little-endian float32; first output).
 
-use docsift_ocr::{Backend, ModelKind, TractBackend, bgr_tensor, decode_image};
-use image::imageops::{FilterType, resize};
+use docsift_ocr::{Backend, ModelKind, TractBackend, bgr_tensor, decode_image, resized};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tract = TractBackend::new(&[(kind, &bytes)])?;
     let page = decode_image(&std::fs::read(image)?)?;
     let (h, w) = (shape[2] as u32, shape[3] as u32);
-    let input = bgr_tensor(&resize(&page, w, h, FilterType::Triangle), 1, w as usize, h as usize);
+    let input = bgr_tensor(&resized(&page, w, h)?, 1, w as usize, h as usize);
     let output = tract.run(kind, &input)?;
     let first = output.first().ok_or("no output")?;
     let le = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();

@@ -2,8 +2,8 @@
 //! (threshold, connected regions, minimum-area rectangles, box score, unclip).
 
 use image::RgbImage;
-use image::imageops::{FilterType, resize};
 
+use crate::OcrError;
 use crate::backend::Tensor;
 use crate::geometry::{Point, RotatedRect, min_area_rect};
 
@@ -103,12 +103,16 @@ pub fn finer_for_small_text(heights: &[f32], scale: f32, w: u32, h: u32, p: &Det
 /// Normalised input tensor and the size the image was resized to inside it. With a
 /// `canvas` (a runtime with static shapes) the image goes in its top-left corner, shrunk
 /// to fit when the canvas is smaller, and the rest stays blank.
-pub fn image_to_input(img: &RgbImage, p: &DetParams, canvas: Option<(u32, u32)>) -> (Tensor, (u32, u32)) {
+pub fn image_to_input(
+    img: &RgbImage,
+    p: &DetParams,
+    canvas: Option<(u32, u32)>,
+) -> Result<(Tensor, (u32, u32)), OcrError> {
     let (w, h) = img.dimensions();
     let (tw, th) = fitted_size(w, h, p, canvas);
     let (cw, ch) = canvas.unwrap_or((tw, th));
-    let resized = if (tw, th) == (w, h) { img.clone() } else { resize(img, tw, th, FilterType::Triangle) };
-    (bgr_tensor(&resized, 1, cw as usize, ch as usize), (tw, th))
+    let resized = if (tw, th) == (w, h) { img.clone() } else { crate::raster::resized(img, tw, th)? };
+    Ok((bgr_tensor(&resized, 1, cw as usize, ch as usize), (tw, th)))
 }
 
 /// The PP-OCR models read BGR, scaled to [-1, 1], in NCHW; `data` may hold several images.
@@ -298,26 +302,28 @@ mod tests {
     }
 
     #[test]
-    fn input_is_scaled_to_multiples_of_32() {
+    fn input_is_scaled_to_multiples_of_32() -> Result<(), OcrError> {
         let img = RgbImage::new(500, 300);
-        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), None);
+        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), None)?;
         assert_eq!((w % 32, h % 32), (0, 0));
         assert_eq!(h, 736);
         assert_eq!(t.shape, vec![1, 3, h as usize, w as usize]);
         assert!(t.data.iter().all(|&v| v == -1.0));
+        Ok(())
     }
 
     #[test]
-    fn a_fixed_canvas_holds_the_image_top_left_and_shrinks_it_to_fit() {
+    fn a_fixed_canvas_holds_the_image_top_left_and_shrinks_it_to_fit() -> Result<(), OcrError> {
         let img = RgbImage::new(500, 300);
-        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), Some((1600, 1248)));
+        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), Some((1600, 1248)))?;
         assert_eq!(t.shape, vec![1, 3, 1248, 1600]);
         assert_eq!((w, h), input_size(500, 300, &DetParams::default()));
         // Black pixels inside the image, blank (0) beyond it.
         assert_eq!(t.data[0], -1.0);
         assert_eq!(t.data[1248 * 1600 - 1], 0.0);
-        let (t, (w, h)) = image_to_input(&RgbImage::new(3000, 1000), &DetParams::default(), Some((960, 736)));
+        let (t, (w, h)) = image_to_input(&RgbImage::new(3000, 1000), &DetParams::default(), Some((960, 736)))?;
         assert_eq!(t.shape, vec![1, 3, 736, 960]);
         assert!(w <= 960 && h <= 736 && w == 960, "{w}x{h}");
+        Ok(())
     }
 }

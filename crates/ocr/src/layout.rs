@@ -2,9 +2,9 @@
 //! scores and box distributions -> boxes, per-class non-maximum suppression.
 
 use image::RgbImage;
-use image::imageops::{FilterType, resize};
 use serde::Serialize;
 
+use crate::OcrError;
 use crate::backend::Tensor;
 
 /// The model's fixed input (width, height).
@@ -60,8 +60,8 @@ pub struct LayoutRegion {
     pub score: f32,
 }
 
-pub fn image_to_input(img: &RgbImage) -> Tensor {
-    let resized = resize(img, INPUT_W as u32, INPUT_H as u32, FilterType::Triangle);
+pub fn image_to_input(img: &RgbImage) -> Result<Tensor, OcrError> {
+    let resized = crate::raster::resized(img, INPUT_W as u32, INPUT_H as u32)?;
     let plane = INPUT_W * INPUT_H;
     let mut t = Tensor::zeros(vec![1, 3, INPUT_H, INPUT_W]);
     for (x, y, px) in resized.enumerate_pixels() {
@@ -70,7 +70,7 @@ pub fn image_to_input(img: &RgbImage) -> Tensor {
             t.data[c * plane + i] = (px[c] as f32 / 255.0 - MEAN[c]) / STD[c];
         }
     }
-    t
+    Ok(t)
 }
 
 /// Outputs (4 score tensors [1, cells, classes], then 4 distribution tensors [1, cells,

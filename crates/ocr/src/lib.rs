@@ -21,7 +21,7 @@ pub use det::{DetParams, bgr_tensor};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
-pub use raster::{PdfRenderer, RenderedPage, decode_image, encode_png};
+pub use raster::{PdfRenderer, RenderedPage, decode_image, encode_png, resized};
 pub use tract::TractBackend;
 #[cfg(feature = "wonnx")]
 pub use webgpu::{PREPARED_DIR, WonnxBackend, adapter_available};
@@ -163,7 +163,7 @@ impl Engine {
     /// Detection with `p`: the quads, in image pixels, and the scale the model saw the image at.
     fn detect_with(&self, img: &RgbImage, p: &DetParams) -> Result<(Vec<Quad>, f32), OcrError> {
         let (w, h) = img.dimensions();
-        let (input, (tw, th)) = det::image_to_input(img, p, self.detection_canvas(w, h, p));
+        let (input, (tw, th)) = det::image_to_input(img, p, self.detection_canvas(w, h, p))?;
         let (cw, ch) = (input.shape[3], input.shape[2]);
         let out = self.backend.run(ModelKind::Detection, &input)?;
         let prob =
@@ -266,7 +266,7 @@ impl Engine {
 
     /// Layout regions of an image, in image pixels.
     pub fn layout(&self, img: &RgbImage) -> Result<Vec<LayoutRegion>, OcrError> {
-        let input = layout::image_to_input(img);
+        let input = layout::image_to_input(img)?;
         let out = self.backend.run(ModelKind::Layout, &input)?;
         Ok(layout::outputs_to_regions(&out, img.width(), img.height()))
     }

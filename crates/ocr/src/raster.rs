@@ -18,6 +18,20 @@ pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
     Ok(img.to_rgb8())
 }
 
+/// `img` resampled to w×h with a bilinear (triangle) filter whose support grows with the
+/// reduction, as `image`'s Triangle resize, but with SIMD (SSE4/AVX2, NEON, wasm simd128):
+/// a 300 dpi page shrinks for detection in a quarter of the time.
+pub fn resized(img: &RgbImage, w: u32, h: u32) -> Result<RgbImage, OcrError> {
+    use fast_image_resize::images::{Image, ImageRef};
+    use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+    let err = |e: &dyn std::fmt::Display| OcrError::Image(format!("resize: {e}"));
+    let src = ImageRef::new(img.width(), img.height(), img.as_raw(), PixelType::U8x3).map_err(|e| err(&e))?;
+    let mut dst = Image::new(w.max(1), h.max(1), PixelType::U8x3);
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
+    Resizer::new().resize(&src, &mut dst, &options).map_err(|e| err(&e))?;
+    RgbImage::from_raw(w.max(1), h.max(1), dst.into_vec()).ok_or_else(|| err(&"buffer size"))
+}
+
 pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, image::ImageFormat::Png).map_err(|e| OcrError::Image(e.to_string()))?;
@@ -66,5 +80,25 @@ impl PdfRenderer {
         let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
         let image = RgbImage::from_raw(pw, ph, rgb).ok_or_else(|| OcrError::Image("PDF render: bad pixmap".into()))?;
         Ok(RenderedPage { image, scale })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::imageops::{FilterType, resize};
+
+    #[test]
+    fn resized_samples_as_the_image_crates_triangle_filter() -> Result<(), OcrError> {
+        // Text-like content: thin dark strokes on white, shrunk about as much as a 300 dpi page.
+        let img = RgbImage::from_fn(510, 330, |x, y| {
+            let ink = (x % 17 < 3 || y % 23 < 2) as u8;
+            image::Rgb([255 - 230 * ink, 255 - 200 * ink, 255 - 180 * ink])
+        });
+        let ours = resized(&img, 250, 161)?;
+        let theirs = resize(&img, 250, 161, FilterType::Triangle);
+        let worst = ours.as_raw().iter().zip(theirs.as_raw()).map(|(a, b)| a.abs_diff(*b)).max();
+        assert!(worst.is_some_and(|d| d <= 2), "largest difference {worst:?}");
+        Ok(())
     }
 }
