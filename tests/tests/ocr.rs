@@ -167,21 +167,45 @@ fn born_digital_pages_read_by_ocr_match_their_own_text() {
     }
 }
 
-/// At 150 dpi the recognition model loses most word gaps of scotus-transcript's fixed-pitch
-/// capitals ("INTHESUPREMECOURT") unless the decoder keeps the spaces it half-saw.
-#[test]
-fn word_gaps_of_fixed_pitch_capitals_survive_a_low_resolution_scan() {
-    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+/// scotus-transcript p1 rendered at 150 dpi and read by OCR, and its own text layer.
+fn scotus_at_150_dpi(corpus: &Path, models: &Path) -> (String, String) {
     let path = corpus.join("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf");
     let bytes = std::fs::read(&path).expect("scotus");
     let png = docsift::render_page_png(&bytes, None, 1, 150.0).expect("render");
     let native = extract_with(&path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() })
         .expect("native");
-    let ocr = docsift::extract_until(&png, &opts(&engine(&dir), OcrMode::Auto), &|_| {}, &|| true).expect("ocr");
-    let f = token_f1(&ocr.pages[0].text, &native.pages[0].text);
+    let ocr = docsift::extract_until(&png, &opts(&engine(models), OcrMode::Auto), &|_| {}, &|| true).expect("ocr");
+    (ocr.pages[0].text.clone(), native.pages[0].text.clone())
+}
+
+/// At 150 dpi the recognition model loses most word gaps of scotus-transcript's fixed-pitch
+/// capitals ("INTHESUPREMECOURT") unless the decoder keeps the spaces it half-saw.
+#[test]
+fn word_gaps_of_fixed_pitch_capitals_survive_a_low_resolution_scan() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let (ocr, native) = scotus_at_150_dpi(&corpus, &dir);
+    let f = token_f1(&ocr, &native);
     println!("scotus-transcript p1 at 150 dpi: word F1 {f:.3}");
-    assert!(ocr.pages[0].text.contains("IN THE SUPREME COURT OF THE UNITED STATES"), "{}", ocr.pages[0].text);
+    assert!(ocr.contains("IN THE SUPREME COURT OF THE UNITED STATES"), "{ocr}");
     assert!(f >= 0.97, "word F1 {f:.3}");
+}
+
+/// Text detection does not see scotus-transcript's dash rules ("2 - - - … x") nor the
+/// column of lone colons after the parties' names; they are read as marks beside the
+/// detected lines of their rows.
+#[test]
+fn dash_rules_and_lone_colons_detection_misses_are_read_as_marks() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let (ocr, native) = scotus_at_150_dpi(&corpus, &dir);
+    let rules = ocr.lines().filter(|l| l.matches("- - - -").count() >= 4).count();
+    let colons = ocr.lines().filter(|l| l.trim_end().ends_with(':') || l.contains(" : ")).count();
+    println!(
+        "scotus-transcript p1 at 150 dpi: {rules} dash rules, {colons} lines with a lone colon, CER {:.3}",
+        cer(&ocr, &native)
+    );
+    assert_eq!(rules, 2, "{ocr}");
+    assert!(colons >= 4, "{ocr}");
+    assert!(cer(&ocr, &native) < 0.08, "{ocr}");
 }
 
 #[test]

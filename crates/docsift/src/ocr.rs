@@ -47,9 +47,9 @@ fn read_lines(
             keep_going()
         })
         .map_err(to_error)?;
-    let batches = engine.recognition_batches(&quads);
+    let batches = engine.recognition_batches(&quads, &engine.marks(img, &quads));
     let (done, total) = (AtomicUsize::new(0), batches.len());
-    let one = |batch: &Vec<docsift_ocr::Quad>| {
+    let one = |batch: &docsift_ocr::Batch| {
         if !keep_going() {
             return Err(cancelled());
         }

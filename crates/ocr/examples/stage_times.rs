@@ -1,4 +1,4 @@
-//! Seconds per OCR stage (detection, orientation, recognition) on one image with the CPU
+//! Seconds per OCR stage (detection, orientation, marks beside lines, recognition) on one image with the CPU
 //! models, twice (the first round includes building tract's plans), to see where a page's
 //! time goes. Runs on rayon's global pool (`RAYON_NUM_THREADS=1` for one thread).
 //! `cargo run --release -p docsift-ocr --features parallel --example stage_times -- MODELS_DIR IMAGE`
@@ -28,16 +28,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let quads = engine.orient(&img, quads, &mut |_| true)?;
         let orient = t.elapsed().as_secs_f32();
         let t = Instant::now();
+        let marks = engine.marks(&img, &quads);
+        let beside = t.elapsed().as_secs_f32();
+        let t = Instant::now();
         let mut lines = 0;
-        for batch in engine.recognition_batches(&quads) {
+        for batch in engine.recognition_batches(&quads, &marks) {
             lines += engine.recognize_batch(&img, &batch)?.len();
         }
         let rec = t.elapsed().as_secs_f32();
         println!(
-            "round {round}: {}×{} px, detection {det:.2} s ({} regions), orientation {orient:.2} s, recognition {rec:.2} s ({lines} lines)",
+            "round {round}: {}×{} px, detection {det:.2} s ({} regions), orientation {orient:.2} s, marks {beside:.2} s ({} found), recognition {rec:.2} s ({lines} lines)",
             img.width(),
             img.height(),
-            quads.len()
+            quads.len(),
+            marks.len()
         );
     }
     Ok(())

@@ -185,7 +185,7 @@ fn dilate(mask: &[bool], w: usize, h: usize) -> Vec<bool> {
 
 /// 8-connected regions of the mask, each given by the pixel centres that can lie on its
 /// convex hull (the first and last pixel of each row run).
-fn mask_to_regions(mask: &[bool], w: usize, h: usize) -> Vec<Vec<Point>> {
+pub(crate) fn mask_to_regions(mask: &[bool], w: usize, h: usize) -> Vec<Vec<Point>> {
     let mut label = vec![u32::MAX; w * h];
     let mut regions: Vec<Vec<Point>> = Vec::new();
     let mut stack: Vec<usize> = Vec::new();

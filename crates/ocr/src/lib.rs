@@ -7,6 +7,7 @@ mod backend;
 mod det;
 mod geometry;
 mod layout;
+mod marks;
 mod page;
 mod raster;
 mod rec;
@@ -69,6 +70,13 @@ pub struct OcrLine {
     pub confidence: f32,
 }
 
+/// Quads recognised in one model call: detected lines, or marks beside them (`Engine::marks`).
+#[derive(Clone, Debug)]
+pub struct Batch {
+    quads: Vec<Quad>,
+    marks: bool,
+}
+
 /// Lines whose mean character probability is below this are noise read as text (rapidocr's text_score).
 pub const MIN_LINE_CONFIDENCE: f32 = 0.5;
 
@@ -120,7 +128,7 @@ impl Engine {
         }
         let quads = self.detect(img)?;
         let quads = self.orient(img, quads, progress)?;
-        let batches = self.recognition_batches(&quads);
+        let batches = self.recognition_batches(&quads, &self.marks(img, &quads));
         let mut lines = Vec::with_capacity(quads.len());
         for (b, batch) in batches.iter().enumerate() {
             if !progress(Step::Recognition { done: b, total: batches.len() }) {
@@ -220,16 +228,35 @@ impl Engine {
         Ok(quads)
     }
 
-    /// Lines grouped for recognition calls: of similar width, as many per call as the
-    /// backend runs best.
-    pub fn recognition_batches(&self, quads: &[Quad]) -> Vec<Vec<Quad>> {
-        let mut sorted = quads.to_vec();
-        sorted.sort_by_key(rec::scaled_width);
-        sorted.chunks(self.backend.batch_size(ModelKind::Recognition).max(1)).map(<[Quad]>::to_vec).collect()
+    /// Marks detection misses on the rows of `quads` (see `marks`), to be recognised with
+    /// `MARK_MIN_CONFIDENCE`.
+    pub fn marks(&self, img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
+        marks::marks_beside_lines(img, quads)
     }
 
-    /// Recognises a batch of lines; lines read as nothing or as noise are left out.
-    pub fn recognize_batch(&self, img: &RgbImage, batch: &[Quad]) -> Result<Vec<OcrLine>, OcrError> {
+    /// Detected lines and marks grouped for recognition calls: of similar width, as many per
+    /// call as the backend runs best.
+    pub fn recognition_batches(&self, quads: &[Quad], marks: &[Quad]) -> Vec<Batch> {
+        let per_call = self.backend.batch_size(ModelKind::Recognition).max(1);
+        let batches = |quads: &[Quad], mark: bool| {
+            let mut sorted = quads.to_vec();
+            sorted.sort_by_key(rec::scaled_width);
+            sorted.chunks(per_call).map(|c| Batch { quads: c.to_vec(), marks: mark }).collect::<Vec<_>>()
+        };
+        batches(quads, false).into_iter().chain(batches(marks, true)).collect()
+    }
+
+    /// Recognises a batch; lines read as nothing or as noise, and marks not read as marks
+    /// (`marks::is_mark`), are left out.
+    pub fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
+        let mut lines = self.recognize_quads(img, &batch.quads)?;
+        if batch.marks {
+            lines.retain(|l| marks::is_mark(&l.chars));
+        }
+        Ok(lines)
+    }
+
+    fn recognize_quads(&self, img: &RgbImage, batch: &[Quad]) -> Result<Vec<OcrLine>, OcrError> {
         if batch.is_empty() {
             return Ok(Vec::new());
         }

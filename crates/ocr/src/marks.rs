@@ -1,0 +1,355 @@
+//! Marks beside detected lines that text detection does not see: DB scores a lone colon, a
+//! dash rule or a dot leader too low to keep (scotus-transcript's ": " column and
+//! "- - - x" rules). The ink on each detected line's row, outside its lines, is grouped
+//! into candidate marks; recognition keeps only those it reads with high confidence.
+
+use image::RgbImage;
+
+use crate::OcrChar;
+use crate::det::mask_to_regions;
+use crate::geometry::{Point, Quad};
+use crate::rec::crop_quad;
+
+/// Lines whose centres are less than this many line heights apart across the text share a row.
+const SAME_ROW: f32 = 0.5;
+/// ... and whose reading directions differ by less than this (radians, ~3°).
+const SAME_DIRECTION: f32 = 0.05;
+/// Ink this close to a detected line (row heights) is part of it: glyph edges DB's box cuts.
+const COVER_MARGIN: f32 = 0.15;
+/// Blobs whose longer side is under this (row heights) are specks: a colon's dot at 150 dpi
+/// is ~0.1 of its row, scanner dust at 300 dpi smaller.
+const MIN_BLOB: f32 = 0.07;
+/// Blobs wider than this (row heights) are rules, pictures or words, not marks (a dash is
+/// half a row wide, an em dash one).
+const MAX_BLOB_WIDTH: f32 = 1.2;
+/// Blobs this close along the row (row heights) are one mark: a dash rule's dashes are a
+/// fixed-pitch character apart (~1.2).
+const MAX_GAP: f32 = 1.5;
+/// A mark is read with this much room on each side (row heights), as text is in DB's boxes.
+const PAD: f32 = 0.3;
+/// One blob alone is as likely dust as a mark: a mark has at least this many (a colon two).
+const MIN_BLOBS: usize = 2;
+/// Rows are examined at this height: a colon's dot keeps a few pixels, a 300 dpi row costs
+/// a third of its own size.
+const STRIP_HEIGHT: usize = 32;
+/// Ink this close to the image's edge (row heights) is the scan's border.
+const BORDER: f32 = 0.5;
+/// Spans between lines narrower than this (row heights) hold no mark.
+const MIN_GAP: f32 = 0.3;
+/// A mark covers at most this share of its row's band: pictures and halftones are darker.
+const MAX_INK: f32 = 0.35;
+/// The page's ink level is taken from every this-many-th pixel, both ways.
+const HISTOGRAM_STEP: usize = 4;
+/// Recognition must be this sure of a mark (mean probability of its characters other than
+/// the spaces between them) for it to be kept: above the 0.5 of detected lines, since only
+/// the ink says it is text (scotus' colons read at 0.57–0.95, a halftone speck at 0.61).
+const MARK_MIN_CONFIDENCE: f32 = 0.5;
+
+/// Whether recognised characters are a mark: read with `MARK_MIN_CONFIDENCE`, and mostly
+/// punctuation or symbols (detection finds words; what it misses are marks, and letters or
+/// digits read from stray ink, or from a drawing, are more likely noise).
+pub fn is_mark(chars: &[OcrChar]) -> bool {
+    let read: Vec<&OcrChar> = chars.iter().filter(|c| c.ch != ' ').collect();
+    let n = read.len() as f32;
+    let confidence = read.iter().map(|c| c.confidence).sum::<f32>() / n.max(1.0);
+    let marks = read.iter().filter(|c| !c.ch.is_alphanumeric()).count() as f32;
+    !read.is_empty() && confidence >= MARK_MIN_CONFIDENCE && marks > n / 2.0
+}
+
+fn sub(a: Point, b: Point) -> Point {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+fn dot(a: Point, b: Point) -> f32 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+fn centre(q: &Quad) -> Point {
+    let s = q.0.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
+    [s[0] / 4.0, s[1] / 4.0]
+}
+
+/// Unit vector along a quad's text and its length (the top edge).
+fn axis(q: &Quad) -> (Point, f32) {
+    let d = sub(q.0[1], q.0[0]);
+    let l = d[0].hypot(d[1]).max(f32::MIN_POSITIVE);
+    ([d[0] / l, d[1] / l], l)
+}
+
+/// Lines grouped into rows (indices; the first of each row is its widest line).
+pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
+    let mut by_width: Vec<usize> = (0..quads.len()).collect();
+    by_width.sort_by(|&a, &b| quads[b].width().total_cmp(&quads[a].width()));
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    for i in by_width {
+        let c = centre(&quads[i]);
+        let joins = rows.iter_mut().find(|row| {
+            let r = &quads[row[0]];
+            let turn = (quads[i].angle() - r.angle() + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+                - std::f32::consts::PI;
+            let (e, _) = axis(r);
+            let across = dot(sub(c, centre(r)), [-e[1], e[0]]);
+            turn.abs() < SAME_DIRECTION && across.abs() < SAME_ROW * r.height()
+        });
+        match joins {
+            Some(row) => row.push(i),
+            None => rows.push(vec![i]),
+        }
+    }
+    rows
+}
+
+/// A row's widest line stretched along its text across the whole w×h image, and the spans
+/// (fractions of it) not covered by the detected lines whose centres are on it, away from
+/// the image's edges.
+fn row_gaps(quads: &[Quad], row: &[usize], w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
+    let r = &quads[row[0]];
+    let (e, len) = axis(r);
+    let u = |p: Point| dot(sub(p, r.0[0]), e) / len;
+    let corners = [[0.0, 0.0], [w as f32, 0.0], [0.0, h as f32], [w as f32, h as f32]];
+    let (u0, u1) = corners.iter().fold((0.0f32, 1.0f32), |(lo, hi), &p| (lo.min(u(p)), hi.max(u(p))));
+    let strip = r.slice(u0, u1);
+    let along = |p: Point| (u(p) - u0) / (u1 - u0);
+    let on_row = |q: &Quad| dot(sub(centre(q), centre(r)), [-e[1], e[0]]).abs() < SAME_ROW * r.height();
+    let unit = r.height() / (len * (u1 - u0));
+    let mut covered: Vec<[f32; 2]> = quads
+        .iter()
+        .filter(|q| on_row(q))
+        .map(|q| {
+            let us = q.0.map(along);
+            let lo = us.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = us.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            [lo - COVER_MARGIN * unit, hi + COVER_MARGIN * unit]
+        })
+        .collect();
+    covered.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    let mut gaps = Vec::new();
+    let mut at = BORDER * unit;
+    for c in covered.iter().chain(std::iter::once(&[1.0 - BORDER * unit, f32::INFINITY])) {
+        if c[0] - at >= MIN_GAP * unit {
+            gaps.push([at, c[0]]);
+        }
+        at = at.max(c[1]);
+    }
+    (strip, gaps)
+}
+
+/// Otsu's threshold: the grey level that best splits the histogram into ink and paper.
+fn otsu(hist: &[u64; 256]) -> u8 {
+    let total: u64 = hist.iter().sum();
+    let sum_all: f64 = hist.iter().enumerate().map(|(v, &n)| v as f64 * n as f64).sum();
+    let (mut below, mut sum_below, mut best, mut level) = (0u64, 0.0f64, -1.0f64, 127u8);
+    for (v, &n) in hist.iter().enumerate() {
+        below += n;
+        sum_below += v as f64 * n as f64;
+        let above = total - below;
+        if below == 0 || above == 0 {
+            continue;
+        }
+        let m0 = sum_below / below as f64;
+        let m1 = (sum_all - sum_below) / above as f64;
+        let between = below as f64 * above as f64 * (m0 - m1) * (m0 - m1);
+        if between > best {
+            best = between;
+            level = v as u8;
+        }
+    }
+    level
+}
+
+fn grey(p: &image::Rgb<u8>) -> u8 {
+    ((p[0] as u32 * 299 + p[1] as u32 * 587 + p[2] as u32 * 114) / 1000) as u8
+}
+
+/// Grey histogram of every `HISTOGRAM_STEP`-th pixel in both directions.
+fn grey_histogram(img: &RgbImage) -> [u64; 256] {
+    let mut hist = [0u64; 256];
+    for y in (0..img.height()).step_by(HISTOGRAM_STEP) {
+        for x in (0..img.width()).step_by(HISTOGRAM_STEP) {
+            hist[grey(img.get_pixel(x, y)) as usize] += 1;
+        }
+    }
+    hist
+}
+
+/// A straightened piece of a row at `STRIP_HEIGHT`: ink mask, row-major, `w` wide.
+struct Strip {
+    ink: Vec<bool>,
+    w: usize,
+    h: usize,
+}
+
+fn ink_strip(img: &RgbImage, q: &Quad, ink: u8) -> Strip {
+    let h = STRIP_HEIGHT;
+    let w = (q.width() * h as f32 / q.height().max(1.0)).round().max(1.0) as usize;
+    let rgb = crop_quad(img, q, w, h);
+    Strip { ink: rgb.pixels().map(|p| grey(p) <= ink).collect(), w, h }
+}
+
+/// Mark spans (fractions along the strip): blobs of ink grouped along the row where they
+/// are close, split by detected text (`is_text` at a blob's centre, in strip pixels). A
+/// group is a mark when every blob in it is mark-sized and inside the row: ink crossing the
+/// row's edges, or too wide, belongs to a picture, a rule or another row, and so does what
+/// is grouped with it (strokes of an engraving beside a column of text).
+fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<[f32; 2]> {
+    let (wf, hf) = (s.w as f32, s.h as f32);
+    // [x0, x1), whether it is text (splits groups) and whether it can be part of a mark.
+    let mut blobs: Vec<([f32; 2], bool, bool)> = mask_to_regions(&s.ink, s.w, s.h)
+        .into_iter()
+        .filter_map(|pts| {
+            let (mut x0, mut y0, mut x1, mut y1) = (f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY);
+            for [x, y] in pts {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+            let (bw, bh) = (x1 - x0 + 1.0, y1 - y0 + 1.0);
+            if bw.max(bh) < MIN_BLOB * hf {
+                return None;
+            }
+            let inside = y0 > 0.0 && y1 < hf - 1.0 && x0 > 0.0 && x1 < wf - 1.0;
+            let text = is_text((x0 + x1 + 1.0) / 2.0, (y0 + y1 + 1.0) / 2.0);
+            Some(([x0, x1 + 1.0], text, inside && bw <= MAX_BLOB_WIDTH * hf))
+        })
+        .collect();
+    blobs.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
+    // [x0, x1), blobs, all of them mark-like.
+    let mut groups: Vec<([f32; 2], usize, bool)> = Vec::new();
+    let mut split = true;
+    for (b, text, mark) in blobs {
+        if text {
+            split = true;
+            continue;
+        }
+        match groups.last_mut() {
+            Some((g, n, all)) if !split && b[0] - g[1] <= MAX_GAP * hf => {
+                g[1] = g[1].max(b[1]);
+                *n += 1;
+                *all &= mark;
+            }
+            _ => groups.push((b, 1, mark)),
+        }
+        split = false;
+    }
+    let ink_in = |g: [f32; 2]| {
+        let (x0, x1) = (g[0] as usize, (g[1] as usize).min(s.w));
+        (0..s.h).map(|y| s.ink[y * s.w + x0..y * s.w + x1].iter().filter(|&&i| i).count()).sum::<usize>() as f32
+            / ((x1 - x0).max(1) * s.h) as f32
+    };
+    groups
+        .into_iter()
+        .filter(|&(g, n, all)| all && n >= MIN_BLOBS && ink_in(g) <= MAX_INK)
+        .map(|(g, _, _)| [((g[0] - PAD * hf) / wf).max(0.0), ((g[1] + PAD * hf) / wf).min(1.0)])
+        .collect()
+}
+
+/// `q` grown by `d` on every side.
+fn grown(q: &Quad, d: f32) -> Quad {
+    let (e, _) = axis(q);
+    let n = [-e[1], e[0]];
+    let shift = |p: Point, a: f32, b: f32| [p[0] + d * (a * e[0] + b * n[0]), p[1] + d * (a * e[1] + b * n[1])];
+    let [tl, tr, br, bl] = q.0;
+    Quad([shift(tl, -1.0, -1.0), shift(tr, 1.0, -1.0), shift(br, 1.0, 1.0), shift(bl, -1.0, 1.0)])
+}
+
+/// Quads of the marks on the rows of the detected (and oriented) lines.
+pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
+    let (w, h) = img.dimensions();
+    let ink = otsu(&grey_histogram(img));
+    let text: Vec<(Quad, [f32; 4])> = quads
+        .iter()
+        .map(|q| {
+            let g = grown(q, COVER_MARGIN * q.height());
+            (g, g.bounds())
+        })
+        .collect();
+    let in_text = |p: Point| {
+        text.iter().any(|(q, b)| p[0] >= b[0] && p[0] <= b[2] && p[1] >= b[1] && p[1] <= b[3] && q.contains(p))
+    };
+    let mut marks = Vec::new();
+    for row in lines_to_rows(quads) {
+        let (strip, gaps) = row_gaps(quads, &row, w, h);
+        for [g0, g1] in gaps {
+            let piece = strip.slice(g0, g1);
+            let s = ink_strip(img, &piece, ink);
+            let at = |x: f32, y: f32| piece.at(x / s.w as f32, y / s.h as f32);
+            marks.extend(strip_to_marks(&s, |x, y| in_text(at(x, y))).into_iter().map(|[a, b]| piece.slice(a, b)));
+        }
+    }
+    marks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quad(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
+        Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    }
+
+    fn paint(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32) {
+        for y in y0..y0 + h {
+            for x in x0..x0 + w {
+                img.put_pixel(x, y, image::Rgb([20, 20, 20]));
+            }
+        }
+    }
+
+    /// A 400×60 page with one detected line (x 20..200, y 15..45) of glyph-like blobs and a
+    /// colon at x 300 on its row.
+    fn page_with_a_colon() -> (RgbImage, Vec<Quad>) {
+        let mut img = RgbImage::from_pixel(400, 60, image::Rgb([250, 250, 250]));
+        for x in (30..190).step_by(12) {
+            paint(&mut img, x, 20, 7, 18);
+        }
+        paint(&mut img, 300, 22, 4, 4);
+        paint(&mut img, 300, 34, 4, 4);
+        (img, vec![quad(20.0, 15.0, 200.0, 45.0)])
+    }
+
+    #[test]
+    fn a_colon_beside_a_detected_line_is_a_mark_a_lone_speck_is_not() {
+        let (mut img, lines) = page_with_a_colon();
+        paint(&mut img, 370, 28, 3, 3);
+        let marks = marks_beside_lines(&img, &lines);
+        assert_eq!(marks.len(), 1, "{marks:?}");
+        let [x0, y0, x1, y1] = marks[0].bounds();
+        assert!(x0 < 300.0 && x1 > 304.0 && x1 < 370.0, "{:?}", marks[0]);
+        assert!(y0 <= 16.0 && y1 >= 44.0, "read at the row's height: {:?}", marks[0]);
+    }
+
+    #[test]
+    fn ink_crossing_the_row_makes_what_is_beside_it_part_of_a_picture() {
+        let (mut img, lines) = page_with_a_colon();
+        paint(&mut img, 320, 0, 2, 60);
+        assert!(marks_beside_lines(&img, &lines).is_empty());
+    }
+
+    #[test]
+    fn lines_on_one_row_share_it_and_lines_above_do_not() {
+        let quads = [quad(0.0, 0.0, 100.0, 20.0), quad(150.0, 3.0, 200.0, 23.0), quad(0.0, 30.0, 120.0, 50.0)];
+        assert_eq!(lines_to_rows(&quads), vec![vec![2], vec![0, 1]]);
+    }
+
+    #[test]
+    fn otsu_splits_ink_from_paper() {
+        let mut hist = [0u64; 256];
+        hist[30] = 100;
+        hist[40] = 50;
+        hist[220] = 1000;
+        hist[235] = 800;
+        let t = otsu(&hist);
+        assert!((40..220).contains(&t), "{t}");
+    }
+
+    #[test]
+    fn marks_are_read_surely_and_mostly_as_punctuation() {
+        let read = |s: &str, p: f32| -> Vec<OcrChar> {
+            s.chars().map(|ch| OcrChar { ch, quad: quad(0.0, 0.0, 1.0, 1.0), confidence: p }).collect()
+        };
+        assert!(is_mark(&read(":", 0.6)));
+        assert!(is_mark(&read("- - - x", 0.7)));
+        assert!(!is_mark(&read(":", 0.4)));
+        assert!(!is_mark(&read("9", 0.9)));
+        assert!(!is_mark(&read("4!", 0.9)));
+        assert!(!is_mark(&[]));
+    }
+}
