@@ -228,8 +228,8 @@ impl Engine {
         Ok(quads)
     }
 
-    /// Marks detection misses on the rows of `quads` (see `marks`), to be recognised with
-    /// `MARK_MIN_CONFIDENCE`.
+    /// Marks detection misses on the rows of `quads` (see `marks`), recognised in batches of
+    /// their own and kept only when read as marks.
     pub fn marks(&self, img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
         marks::marks_beside_lines(img, quads)
     }

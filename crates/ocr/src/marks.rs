@@ -1,7 +1,7 @@
 //! Marks beside detected lines that text detection does not see: DB scores a lone colon, a
 //! dash rule or a dot leader too low to keep (scotus-transcript's ": " column and
 //! "- - - x" rules). The ink on each detected line's row, outside its lines, is grouped
-//! into candidate marks; recognition keeps only those it reads with high confidence.
+//! into candidate marks; recognition keeps those it reads surely, as punctuation.
 
 use image::RgbImage;
 
@@ -41,8 +41,9 @@ const MAX_INK: f32 = 0.35;
 /// The page's ink level is taken from every this-many-th pixel, both ways.
 const HISTOGRAM_STEP: usize = 4;
 /// Recognition must be this sure of a mark (mean probability of its characters other than
-/// the spaces between them) for it to be kept: above the 0.5 of detected lines, since only
-/// the ink says it is text (scotus' colons read at 0.57–0.95, a halftone speck at 0.61).
+/// the spaces between them) for it to be kept, as for detected lines: marks read less surely
+/// than words (scotus' colons 0.57–0.95, its dashes 0.44–0.95), and what rules out noise is
+/// the shape of the ink and reading it as punctuation (`is_mark`).
 const MARK_MIN_CONFIDENCE: f32 = 0.5;
 
 /// Whether recognised characters are a mark: read with `MARK_MIN_CONFIDENCE`, and mostly
