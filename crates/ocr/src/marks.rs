@@ -100,11 +100,10 @@ pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
     rows
 }
 
-/// A row's widest line stretched along its text across the whole w×h image, and the spans
-/// (fractions of it) not covered by the detected lines whose centres are on it, away from
-/// the image's edges.
-fn row_gaps(quads: &[Quad], row: &[usize], w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
-    let r = &quads[row[0]];
+/// A row's widest line `r` stretched along its text across the whole w×h image, and the
+/// spans (fractions of it) not covered by the detected lines whose centres are on it, away
+/// from the image's edges.
+fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
     let (e, len) = axis(r);
     let u = |p: Point| dot(sub(p, r.0[0]), e) / len;
     let corners = [[0.0, 0.0], [w as f32, 0.0], [0.0, h as f32], [w as f32, h as f32]];
@@ -265,14 +264,20 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
     let in_text = |p: Point| {
         text.iter().any(|(q, b)| p[0] >= b[0] && p[0] <= b[2] && p[1] >= b[1] && p[1] <= b[3] && q.contains(p))
     };
-    let mut marks = Vec::new();
+    let mut marks: Vec<Quad> = Vec::new();
     for row in lines_to_rows(quads) {
-        let (strip, gaps) = row_gaps(quads, &row, w, h);
+        let (strip, gaps) = row_gaps(quads, &quads[row[0]], w, h);
         for [g0, g1] in gaps {
             let piece = strip.slice(g0, g1);
             let s = ink_strip(img, &piece, ink);
             let at = |x: f32, y: f32| piece.at(x / s.w as f32, y / s.h as f32);
-            marks.extend(strip_to_marks(&s, |x, y| in_text(at(x, y))).into_iter().map(|[a, b]| piece.slice(a, b)));
+            for [a, b] in strip_to_marks(&s, |x, y| in_text(at(x, y))) {
+                // Lines of one row whose boxes lean apart make two rows over the same ink.
+                let mark = piece.slice(a, b);
+                if !marks.iter().any(|m| m.contains(centre(&mark))) {
+                    marks.push(mark);
+                }
+            }
         }
     }
     marks
@@ -315,6 +320,18 @@ mod tests {
         let [x0, y0, x1, y1] = marks[0].bounds();
         assert!(x0 < 300.0 && x1 > 304.0 && x1 < 370.0, "{:?}", marks[0]);
         assert!(y0 <= 16.0 && y1 >= 44.0, "read at the row's height: {:?}", marks[0]);
+    }
+
+    #[test]
+    fn a_mark_on_a_row_whose_lines_lean_apart_is_found_once() {
+        let (img, mut lines) = page_with_a_colon();
+        // A short line on the same row just before the colon, its box leaning 4° (more
+        // than SAME_DIRECTION): the two rows' strips both pass over the colon.
+        let (s, c) = (0.07f32.sin(), 0.07f32.cos());
+        let lean = |[x, y]: Point| [280.0 + (x - 280.0) * c - (y - 30.0) * s, 30.0 + (x - 280.0) * s + (y - 30.0) * c];
+        lines.push(quad(270.0, 18.0, 290.0, 42.0).map(lean));
+        assert_eq!(lines_to_rows(&lines).len(), 2);
+        assert_eq!(marks_beside_lines(&img, &lines).len(), 1);
     }
 
     #[test]
