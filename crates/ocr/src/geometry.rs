@@ -7,8 +7,22 @@ pub type Point = [f32; 2];
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Quad(pub [Point; 4]);
 
-fn sub(a: Point, b: Point) -> Point {
+pub(crate) fn sub(a: Point, b: Point) -> Point {
     [a[0] - b[0], a[1] - b[1]]
+}
+
+pub(crate) fn dot(a: Point, b: Point) -> f32 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// Which of four directions (to the nearest quarter turn, 0 = left to right) an angle is.
+pub(crate) fn quarter_turns(angle: f32) -> usize {
+    ((angle / std::f32::consts::FRAC_PI_2).round() as i32).rem_euclid(4) as usize
+}
+
+/// The turn from angle `b` to angle `a`, in [-π, π).
+pub(crate) fn turn_between(a: f32, b: f32) -> f32 {
+    (a - b + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI
 }
 
 fn len(v: Point) -> f32 {
@@ -62,6 +76,33 @@ impl Quad {
         let dx = (b[0] - a[0]) + (c[0] - d[0]);
         let dy = (b[1] - a[1]) + (c[1] - d[1]);
         dy.atan2(dx)
+    }
+
+    pub fn centre(&self) -> Point {
+        let s = self.0.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
+        [s[0] / 4.0, s[1] / 4.0]
+    }
+
+    /// Unit vector along the text (the top edge) and that edge's length.
+    pub fn axis(&self) -> (Point, f32) {
+        let d = sub(self.0[1], self.0[0]);
+        let l = len(d).max(f32::MIN_POSITIVE);
+        ([d[0] / l, d[1] / l], l)
+    }
+
+    /// Signed distance of `p` from the quad's centre, across its text (positive below it).
+    pub fn across(&self, p: Point) -> f32 {
+        let (e, _) = self.axis();
+        dot(sub(p, self.centre()), [-e[1], e[0]])
+    }
+
+    /// Grown by `d` on every side.
+    pub fn grown(&self, d: f32) -> Quad {
+        let (e, _) = self.axis();
+        let n = [-e[1], e[0]];
+        let shift = |p: Point, a: f32, b: f32| [p[0] + d * (a * e[0] + b * n[0]), p[1] + d * (a * e[1] + b * n[1])];
+        let [tl, tr, br, bl] = self.0;
+        Quad([shift(tl, -1.0, -1.0), shift(tr, 1.0, -1.0), shift(br, 1.0, 1.0), shift(bl, -1.0, 1.0)])
     }
 
     pub fn bounds(&self) -> [f32; 4] {

@@ -7,7 +7,7 @@ use image::RgbImage;
 
 use crate::OcrChar;
 use crate::det::mask_to_regions;
-use crate::geometry::{Point, Quad};
+use crate::geometry::{Point, Quad, dot, sub, turn_between};
 use crate::rec::crop_quad;
 
 /// Lines whose centres are less than this many line heights apart across the text share a row.
@@ -57,40 +57,17 @@ pub fn is_mark(chars: &[OcrChar]) -> bool {
     !read.is_empty() && confidence >= MARK_MIN_CONFIDENCE && marks > n / 2.0
 }
 
-fn sub(a: Point, b: Point) -> Point {
-    [a[0] - b[0], a[1] - b[1]]
-}
-
-fn dot(a: Point, b: Point) -> f32 {
-    a[0] * b[0] + a[1] * b[1]
-}
-
-fn centre(q: &Quad) -> Point {
-    let s = q.0.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
-    [s[0] / 4.0, s[1] / 4.0]
-}
-
-/// Unit vector along a quad's text and its length (the top edge).
-fn axis(q: &Quad) -> (Point, f32) {
-    let d = sub(q.0[1], q.0[0]);
-    let l = d[0].hypot(d[1]).max(f32::MIN_POSITIVE);
-    ([d[0] / l, d[1] / l], l)
-}
-
 /// Lines grouped into rows (indices; the first of each row is its widest line).
 pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
     let mut by_width: Vec<usize> = (0..quads.len()).collect();
     by_width.sort_by(|&a, &b| quads[b].width().total_cmp(&quads[a].width()));
     let mut rows: Vec<Vec<usize>> = Vec::new();
     for i in by_width {
-        let c = centre(&quads[i]);
+        let c = quads[i].centre();
         let joins = rows.iter_mut().find(|row| {
             let r = &quads[row[0]];
-            let turn = (quads[i].angle() - r.angle() + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
-                - std::f32::consts::PI;
-            let (e, _) = axis(r);
-            let across = dot(sub(c, centre(r)), [-e[1], e[0]]);
-            turn.abs() < SAME_DIRECTION && across.abs() < SAME_ROW * r.height()
+            turn_between(quads[i].angle(), r.angle()).abs() < SAME_DIRECTION
+                && r.across(c).abs() < SAME_ROW * r.height()
         });
         match joins {
             Some(row) => row.push(i),
@@ -104,13 +81,13 @@ pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
 /// spans (fractions of it) not covered by the detected lines whose centres are on it, away
 /// from the image's edges.
 fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
-    let (e, len) = axis(r);
+    let (e, len) = r.axis();
     let u = |p: Point| dot(sub(p, r.0[0]), e) / len;
     let corners = [[0.0, 0.0], [w as f32, 0.0], [0.0, h as f32], [w as f32, h as f32]];
     let (u0, u1) = corners.iter().fold((0.0f32, 1.0f32), |(lo, hi), &p| (lo.min(u(p)), hi.max(u(p))));
     let strip = r.slice(u0, u1);
     let along = |p: Point| (u(p) - u0) / (u1 - u0);
-    let on_row = |q: &Quad| dot(sub(centre(q), centre(r)), [-e[1], e[0]]).abs() < SAME_ROW * r.height();
+    let on_row = |q: &Quad| r.across(q.centre()).abs() < SAME_ROW * r.height();
     let unit = r.height() / (len * (u1 - u0));
     let mut covered: Vec<[f32; 2]> = quads
         .iter()
@@ -241,15 +218,6 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<[f32; 2]
         .collect()
 }
 
-/// `q` grown by `d` on every side.
-fn grown(q: &Quad, d: f32) -> Quad {
-    let (e, _) = axis(q);
-    let n = [-e[1], e[0]];
-    let shift = |p: Point, a: f32, b: f32| [p[0] + d * (a * e[0] + b * n[0]), p[1] + d * (a * e[1] + b * n[1])];
-    let [tl, tr, br, bl] = q.0;
-    Quad([shift(tl, -1.0, -1.0), shift(tr, 1.0, -1.0), shift(br, 1.0, 1.0), shift(bl, -1.0, 1.0)])
-}
-
 /// Quads of the marks on the rows of the detected (and oriented) lines.
 pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
     let (w, h) = img.dimensions();
@@ -257,7 +225,7 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
     let text: Vec<(Quad, [f32; 4])> = quads
         .iter()
         .map(|q| {
-            let g = grown(q, COVER_MARGIN * q.height());
+            let g = q.grown(COVER_MARGIN * q.height());
             (g, g.bounds())
         })
         .collect();
@@ -274,7 +242,7 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
             for [a, b] in strip_to_marks(&s, |x, y| in_text(at(x, y))) {
                 // Lines of one row whose boxes lean apart make two rows over the same ink.
                 let mark = piece.slice(a, b);
-                if !marks.iter().any(|m| m.contains(centre(&mark))) {
+                if !marks.iter().any(|m| m.contains(mark.centre())) {
                     marks.push(mark);
                 }
             }

@@ -7,7 +7,7 @@ use docsift_layout::{KnownLine, assemble_known_lines};
 use docsift_model::{BBox, Block, BlockKind, Char, Direction, Matrix, OcrInfo, Origin, Page};
 
 use crate::OcrLine;
-use crate::geometry::Quad;
+use crate::geometry::{Quad, quarter_turns, turn_between};
 use crate::layout::{LayoutRegion, RegionKind};
 
 /// Font name given to recognised characters.
@@ -79,18 +79,14 @@ pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine:
 fn page_angle(lines: &[OcrLine]) -> f32 {
     use std::f32::consts::FRAC_PI_2;
     let angles: Vec<f32> = lines.iter().map(|l| l.quad.angle()).collect();
-    let quadrant = |a: f32| ((a / FRAC_PI_2).round() as i32).rem_euclid(4);
     let mut counts = [0usize; 4];
     for &a in &angles {
-        counts[quadrant(a) as usize] += 1;
+        counts[quarter_turns(a)] += 1;
     }
-    let best = (0..4).max_by_key(|&q| counts[q]).unwrap_or(0) as i32;
+    let best = (0..4).max_by_key(|&q| counts[q]).unwrap_or(0);
     let base = best as f32 * FRAC_PI_2;
-    let offsets: Vec<f32> = angles
-        .iter()
-        .filter(|&&a| quadrant(a) == best)
-        .map(|&a| (a - base + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI)
-        .collect();
+    let offsets: Vec<f32> =
+        angles.iter().filter(|&&a| quarter_turns(a) == best).map(|&a| turn_between(a, base)).collect();
     base + docsift_layout::median(offsets)
 }
 

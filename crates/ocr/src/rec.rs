@@ -4,7 +4,7 @@
 use image::RgbImage;
 
 use crate::backend::Tensor;
-use crate::geometry::Quad;
+use crate::geometry::{Quad, quarter_turns};
 
 /// Model input height of the PP-OCR recognition and orientation models.
 pub const LINE_HEIGHT: usize = 48;
@@ -74,11 +74,6 @@ pub fn upside_down_probabilities(out: &Tensor) -> Vec<f32> {
 /// vote; on a page of 80–120 lines they cost 0.2–0.3 s).
 pub const ORIENTATION_VOTERS: usize = 12;
 
-/// Which of four directions (to the nearest quarter turn) a line at `angle` runs in.
-fn direction(angle: f32) -> usize {
-    ((angle / std::f32::consts::FRAC_PI_2).round() as i32).rem_euclid(4) as usize
-}
-
 /// The lines (indices) whose orientation is asked: the `ORIENTATION_VOTERS` widest of each
 /// direction, in their page order.
 pub fn orientation_voters(quads: &[Quad]) -> Vec<usize> {
@@ -88,7 +83,7 @@ pub fn orientation_voters(quads: &[Quad]) -> Vec<usize> {
     let mut voters: Vec<usize> = by_width
         .into_iter()
         .filter(|&i| {
-            let d = direction(quads[i].angle());
+            let d = quarter_turns(quads[i].angle());
             taken[d] += 1;
             taken[d] <= ORIENTATION_VOTERS
         })
@@ -104,15 +99,15 @@ pub fn upside_down_directions(angles: &[f32], upside_down: &[f32]) -> [bool; 4] 
     let mut sum = [0.0f32; 4];
     let mut count = [0usize; 4];
     for (&a, &p) in angles.iter().zip(upside_down) {
-        sum[direction(a)] += p;
-        count[direction(a)] += 1;
+        sum[quarter_turns(a)] += p;
+        count[quarter_turns(a)] += 1;
     }
     std::array::from_fn(|d| sum[d] > 0.5 * count[d] as f32)
 }
 
 /// Whether a line at `angle` is turned, given `upside_down_directions`.
 pub fn flips(directions: &[bool; 4], angle: f32) -> bool {
-    directions[direction(angle)]
+    directions[quarter_turns(angle)]
 }
 
 /// One decoded character: its text, the CTC steps it spans, its probability.
