@@ -12,6 +12,8 @@ mod page;
 mod raster;
 mod rec;
 mod tract;
+#[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
+mod wasm_kernel;
 #[cfg(feature = "wonnx")]
 mod webgpu;
 

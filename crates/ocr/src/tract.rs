@@ -30,6 +30,8 @@ fn tract_err(model: ModelKind, e: impl std::fmt::Display) -> OcrError {
 impl TractBackend {
     /// Loads the given ONNX files (bytes per model).
     pub fn new(files: &[(ModelKind, &[u8])]) -> Result<Self, OcrError> {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        crate::wasm_kernel::register();
         let mut models = HashMap::new();
         for &(kind, bytes) in files {
             let model = tract_onnx::onnx()
