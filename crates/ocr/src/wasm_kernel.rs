@@ -402,7 +402,9 @@ mod tests {
         let tile = values(MR * NR, 6);
         let rows = values(MR, 7);
         let cols = values(NR, 8);
-        let cases: [(FusedKerSpec<f32>, &dyn Fn(usize, usize, f32) -> f32); 7] = [
+        // (op, what it makes of the value at row, column)
+        type Expected<'a> = &'a dyn Fn(usize, usize, f32) -> f32;
+        let cases: [(FusedKerSpec<f32>, Expected); 7] = [
             (FusedKerSpec::ScalarSubF(1.5), &|_, _, v| v - 1.5),
             (FusedKerSpec::ScalarMax(0.25), &|_, _, v| v.max(0.25)),
             (FusedKerSpec::PerRowSub(rows.as_ptr()), &|r, _, v| rows[r] - v),
