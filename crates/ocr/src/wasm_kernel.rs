@@ -16,7 +16,7 @@
 //! store. It is written once over `Lanes` (four f32 lanes): wasm `v128` in the browser build,
 //! plain arrays in the native unit tests, which pin its semantics to a scalar reference.
 
-use tract_linalg::mmm::FusedKerSpec;
+use tract_linalg::mmm::{FusedKerSpec, OutputStoreKer};
 
 /// Rows of the tile (A's packing width).
 const MR: usize = 8;
@@ -59,17 +59,50 @@ fn each<L: Lanes>(acc: &mut Tile<L>, operand: impl Fn(usize) -> L, f: impl Fn(L,
     }
 }
 
+/// Where lane `c` of accumulator `i` (row i/2, column (i % 2)·4 + c) lives in a tile.
+///
 /// # Safety
 /// `tile` addresses an MR×NR block of f32 through its strides.
-unsafe fn tile_rows(tile: &tract_linalg::mmm::OutputStoreKer, r: usize) -> (*mut u8, bool) {
-    unsafe { (tile.ptr.offset(tile.row_byte_stride * r as isize), tile.col_byte_stride == 4) }
+unsafe fn tile_at(tile: &OutputStoreKer, i: usize, c: usize) -> *mut f32 {
+    let (row, col) = ((i / 2) as isize, (i % 2 * 4 + c) as isize);
+    unsafe { tile.ptr.offset(tile.row_byte_stride * row + tile.col_byte_stride * col) as *mut f32 }
+}
+
+/// Accumulator `i`'s four values in a tile (one load when its columns are contiguous).
+///
+/// # Safety
+/// As `tile_at`.
+unsafe fn tile_load<L: Lanes>(tile: &OutputStoreKer, i: usize) -> L {
+    unsafe {
+        if tile.col_byte_stride == 4 {
+            L::load(tile_at(tile, i, 0))
+        } else {
+            L::from_lanes(std::array::from_fn(|c| *tile_at(tile, i, c)))
+        }
+    }
+}
+
+/// Writes accumulator `i` into a tile.
+///
+/// # Safety
+/// As `tile_at`, the block writable.
+unsafe fn tile_store<L: Lanes>(tile: &OutputStoreKer, i: usize, v: L) {
+    unsafe {
+        if tile.col_byte_stride == 4 {
+            v.store(tile_at(tile, i, 0));
+        } else {
+            for (c, x) in v.lanes().into_iter().enumerate() {
+                *tile_at(tile, i, c) = x;
+            }
+        }
+    }
 }
 
 /// Runs one tile program; non-zero for an operation this kernel does not implement (tract
 /// then fails the product rather than computing it wrong).
 ///
 /// # Safety
-/// `specs` is a program tract built for a 4×8 f32 kernel: its pointers address the packed
+/// `specs` is a program tract built for an 8×8 f32 kernel: its pointers address the packed
 /// panels, per-row/per-column operands and tiles it describes, and it ends with `Done`.
 unsafe fn run_tile<L: Lanes>(specs: *const FusedKerSpec<f32>) -> isize {
     let mut acc: Tile<L> = [L::splat(0.0); MR * 2];
@@ -111,41 +144,12 @@ unsafe fn run_tile<L: Lanes>(specs: *const FusedKerSpec<f32>) -> isize {
                         acc[2 * r + 1] = acc[2 * r + 1].add(s.mul(hi));
                     }
                 }
-                FusedKerSpec::AddUnicast(tile) => {
-                    if tile.item_size != 4 {
-                        return 1;
-                    }
-                    for r in 0..MR {
-                        let (row, contiguous) = tile_rows(&tile, r);
-                        for half in 0..2 {
-                            let v = if contiguous {
-                                L::load((row as *const f32).add(half * 4))
-                            } else {
-                                let at = |c: usize| {
-                                    *(row.offset(tile.col_byte_stride * (half * 4 + c) as isize) as *const f32)
-                                };
-                                L::from_lanes([at(0), at(1), at(2), at(3)])
-                            };
-                            acc[2 * r + half] = acc[2 * r + half].add(v);
-                        }
-                    }
-                }
+                // Only f32 tiles: a program asking for another item size fails.
+                FusedKerSpec::AddUnicast(tile) | FusedKerSpec::Store(tile) if tile.item_size != 4 => return 1,
+                FusedKerSpec::AddUnicast(tile) => each(&mut acc, |i| tile_load(&tile, i), L::add),
                 FusedKerSpec::Store(tile) => {
-                    if tile.item_size != 4 {
-                        return 1;
-                    }
-                    for r in 0..MR {
-                        let (row, contiguous) = tile_rows(&tile, r);
-                        for half in 0..2 {
-                            let v = acc[2 * r + half];
-                            if contiguous {
-                                v.store((row as *mut f32).add(half * 4));
-                            } else {
-                                for (c, x) in v.lanes().into_iter().enumerate() {
-                                    *(row.offset(tile.col_byte_stride * (half * 4 + c) as isize) as *mut f32) = x;
-                                }
-                            }
-                        }
+                    for (i, v) in acc.iter().enumerate() {
+                        tile_store(&tile, i, *v);
                     }
                 }
                 FusedKerSpec::AddMatMul { k, pa, pb, packing: 0 } => add_mat_mul(&mut acc, k, pa as _, pb as _),
@@ -290,7 +294,6 @@ pub use wasm::register;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tract_linalg::mmm::OutputStoreKer;
 
     /// The native stand-in for `v128`, so the tile program is checked where tests run.
     #[derive(Clone, Copy, Debug, PartialEq)]
