@@ -239,3 +239,25 @@ fn a_page_reports_its_ocr_stages_in_order() {
     done.sort_unstable();
     assert_eq!(done, (1..=total).collect::<Vec<_>>(), "each call counted once, up to the total");
 }
+
+/// Recognition plans for new line widths come from one graph typed with a symbolic width
+/// (3× faster to build): they must compute what a plan built from the ONNX graph does.
+#[test]
+fn recognition_plans_by_width_compute_what_plans_from_the_onnx_graph_do() {
+    use docsift_ocr::{Backend, ModelKind::Recognition, Tensor, TractBackend};
+    let Some(dir) = models() else { return };
+    let bytes = std::fs::read(dir.join(Recognition.file_name())).expect("recognition model");
+    let line = |n: usize, w: usize| {
+        Tensor::new(vec![n, 3, 48, w], (0..n * 3 * 48 * w).map(|i| (i * 7919 % 255) as f32 / 127.5 - 1.0).collect())
+    };
+    let run = |b: &TractBackend, input: &Tensor| b.run(Recognition, input).expect("recognition runs");
+    // The first shape asked fixes the dimensions other than the width: after a batch of two,
+    // a single line is planned from the ONNX graph.
+    let from_onnx = TractBackend::new(&[(Recognition, &bytes)]).expect("loads");
+    run(&from_onnx, &line(2, 320));
+    let by_width = TractBackend::new(&[(Recognition, &bytes)]).expect("loads");
+    run(&by_width, &line(1, 320));
+    for w in [384, 1056] {
+        assert_eq!(run(&from_onnx, &line(1, w)), run(&by_width, &line(1, w)), "width {w}");
+    }
+}

@@ -72,11 +72,13 @@ pub struct OcrLine {
     pub confidence: f32,
 }
 
-/// Quads recognised in one model call: detected lines, or marks beside them (`Engine::marks`).
+/// Quads recognised in one model call, in an input `width` wide: detected lines, or marks
+/// beside them (`Engine::marks`).
 #[derive(Clone, Debug)]
 pub struct Batch {
     quads: Vec<Quad>,
     marks: bool,
+    width: usize,
 }
 
 /// Lines whose mean character probability is below this are noise read as text (rapidocr's text_score).
@@ -236,42 +238,57 @@ impl Engine {
         marks::marks_beside_lines(img, quads)
     }
 
-    /// Detected lines and marks grouped for recognition calls: of similar width, as many per
-    /// call as the backend runs best.
+    /// Detected lines and marks grouped for recognition calls: lines of one input width (the
+    /// backend's static shapes, else `rec::input_widths`), as many per call as it runs best.
     pub fn recognition_batches(&self, quads: &[Quad], marks: &[Quad]) -> Vec<Batch> {
         let per_call = self.backend.batch_size(ModelKind::Recognition).max(1);
-        let batches = |quads: &[Quad], mark: bool| {
-            let mut sorted = quads.to_vec();
-            sorted.sort_by_key(rec::scaled_width);
-            sorted.chunks(per_call).map(|c| Batch { quads: c.to_vec(), marks: mark }).collect::<Vec<_>>()
+        let items: Vec<(bool, &Quad)> =
+            quads.iter().map(|q| (false, q)).chain(marks.iter().map(|q| (true, q))).collect();
+        let least: Vec<usize> = items.iter().map(|&(mark, q)| rec::least_width(q, mark)).collect();
+        let widths = match self.backend.fixed_shapes(ModelKind::Recognition) {
+            Some(shapes) => {
+                least.iter().map(|&w| fit_shape(&shapes, rec::LINE_HEIGHT, w).map_or(w, |(_, f)| f)).collect()
+            }
+            None => rec::input_widths(&least),
         };
-        batches(quads, false).into_iter().chain(batches(marks, true)).collect()
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|&i| (items[i].0, widths[i], rec::scaled_width(items[i].1)));
+        order
+            .chunk_by(|&a, &b| (items[a].0, widths[a]) == (items[b].0, widths[b]))
+            .flat_map(|group| group.chunks(per_call))
+            .map(|c| Batch {
+                quads: c.iter().map(|&i| *items[i].1).collect(),
+                marks: items[c[0]].0,
+                width: widths[c[0]],
+            })
+            .collect()
     }
 
     /// Recognises a batch; lines read as nothing or as noise, and marks not read as marks
     /// (`marks::is_mark`), are left out.
     pub fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
-        let mut lines = self.recognize_quads(img, &batch.quads)?;
+        let mut lines = self.recognize_quads(img, batch)?;
         if batch.marks {
             lines.retain(|l| marks::is_mark(&l.chars));
         }
         Ok(lines)
     }
 
-    fn recognize_quads(&self, img: &RgbImage, batch: &[Quad]) -> Result<Vec<OcrLine>, OcrError> {
-        if batch.is_empty() {
+    fn recognize_quads(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
+        let quads = &batch.quads;
+        if quads.is_empty() {
             return Ok(Vec::new());
         }
-        let mut widths: Vec<usize> = batch.iter().map(rec::scaled_width).collect();
+        let mut widths: Vec<usize> = quads.iter().map(rec::scaled_width).collect();
         let h = rec::LINE_HEIGHT;
-        let mut w = rec::bucket_width(widths.iter().copied().max().unwrap_or(0));
+        let mut w = batch.width;
         if let Some((_, fixed)) = self.backend.fixed_shapes(ModelKind::Recognition).and_then(|s| fit_shape(&s, h, w)) {
             // Lines wider than the widest prepared input are squeezed into it.
             w = fixed;
             widths.iter_mut().for_each(|lw| *lw = (*lw).min(w));
         }
-        let mut input = Tensor::zeros(vec![batch.len(), 3, h, w]);
-        for (slot, q) in batch.iter().enumerate() {
+        let mut input = Tensor::zeros(vec![quads.len(), 3, h, w]);
+        for (slot, q) in quads.iter().enumerate() {
             let crop = rec::crop_quad(img, q, widths[slot], h);
             det::write_bgr(&mut input.data[slot * 3 * h * w..(slot + 1) * 3 * h * w], &crop, w, h);
         }
@@ -285,10 +302,10 @@ impl Engine {
                 message: format!("unexpected output shape {:?}", probs.shape),
             });
         };
-        Ok((0..n.min(batch.len()))
+        Ok((0..n.min(quads.len()))
             .filter_map(|slot| {
                 let row = &probs.data[slot * steps * classes..(slot + 1) * steps * classes];
-                decoded_to_line(&batch[slot], &rec::ctc_greedy(row, steps, &self.classes), steps, w, widths[slot])
+                decoded_to_line(&quads[slot], &rec::ctc_greedy(row, steps, &self.classes), steps, w, widths[slot])
             })
             .collect())
     }

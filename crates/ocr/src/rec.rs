@@ -10,10 +10,21 @@ use crate::geometry::{Quad, quarter_turns};
 pub const LINE_HEIGHT: usize = 48;
 /// The orientation model's input width.
 pub const CLS_WIDTH: usize = 192;
-/// Recognition inputs are at least this wide (PaddleOCR's 3×48×320).
-pub const REC_MIN_WIDTH: usize = 320;
-/// Widths are rounded up to a multiple of this, so a few compiled shapes serve all lines.
-pub const REC_WIDTH_STEP: usize = 160;
+/// Line inputs are at least this wide: 8 CTC steps, room for a line number of a few digits.
+pub const REC_MIN_WIDTH: usize = 64;
+/// Line input widths are multiples of this (4 CTC steps): padding stays under 32 columns.
+pub const REC_WIDTH_STEP: usize = 32;
+/// Marks beside lines are read on PaddleOCR's 320-column canvas, rounded up to 160: on
+/// tighter canvases (measured on scotus-transcript) lone colons and a dash rule read as nothing.
+pub const MARK_MIN_WIDTH: usize = 320;
+pub const MARK_WIDTH_STEP: usize = 160;
+/// Each input width costs about as much as reading this many columns of lines: tract builds
+/// a recognition plan per width, in 15–22 ms natively (27 ms in wasm, Node 20), and a column
+/// takes 0.031 ms to crop, recognise and decode (0.055 ms).
+pub const NEW_WIDTH_COST: usize = 600;
+/// A page's lines use at most this many input widths: fewer than the plans tract keeps
+/// (`tract::MAX_PLANS_PER_MODEL`), so no plan is rebuilt within a page.
+pub const MAX_WIDTHS_PER_PAGE: usize = 8;
 /// Lines wider than this (at height 48) are squeezed: 100 characters or more.
 pub const REC_MAX_WIDTH: usize = 3200;
 /// A space the greedy path skips (blank wins every step of the gap) is kept when some step of
@@ -59,9 +70,53 @@ pub fn scaled_width(q: &Quad) -> usize {
     ((LINE_HEIGHT as f32 * ratio).ceil() as usize).clamp(1, REC_MAX_WIDTH)
 }
 
-/// The recognition input width for a batch whose widest line is `widest`.
-pub fn bucket_width(widest: usize) -> usize {
-    widest.max(REC_MIN_WIDTH).div_ceil(REC_WIDTH_STEP) * REC_WIDTH_STEP
+/// The narrowest input a line (or a mark) may be read in.
+pub fn least_width(q: &Quad, mark: bool) -> usize {
+    let (min, step) = if mark { (MARK_MIN_WIDTH, MARK_WIDTH_STEP) } else { (REC_MIN_WIDTH, REC_WIDTH_STEP) };
+    scaled_width(q).max(min).div_ceil(step) * step
+}
+
+/// The input width of each line, given the narrowest it may have (`least`): a few widths
+/// chosen among those, so that the columns read (padding included) plus `NEW_WIDTH_COST` per
+/// width are fewest, at most `MAX_WIDTHS_PER_PAGE`. A page's widths depend on the page alone,
+/// not on the plans earlier pages left: padding changes what the model reads, a little, and a
+/// page must read the same wherever it comes in a run.
+pub fn input_widths(least: &[usize]) -> Vec<usize> {
+    let mut cands = least.to_vec();
+    cands.sort_unstable();
+    cands.dedup();
+    let m = cands.len();
+    // below[j]: lines whose least width is at most cands[j].
+    let below: Vec<usize> = cands.iter().map(|&c| least.iter().filter(|&&w| w <= c).count()).collect();
+    // cost[b][j]: fewest columns reading the lines up to cands[j] in b + 1 widths, the widest
+    // cands[j]; from[b][j]: the next narrower width chosen.
+    let mut cost = vec![vec![usize::MAX; m]; MAX_WIDTHS_PER_PAGE];
+    let mut from = vec![vec![None; m]; MAX_WIDTHS_PER_PAGE];
+    for j in 0..m {
+        cost[0][j] = cands[j] * below[j] + NEW_WIDTH_COST;
+        for b in 1..MAX_WIDTHS_PER_PAGE {
+            for i in 0..j {
+                if cost[b - 1][i] == usize::MAX {
+                    continue;
+                }
+                let c = cost[b - 1][i] + cands[j] * (below[j] - below[i]) + NEW_WIDTH_COST;
+                if c < cost[b][j] {
+                    (cost[b][j], from[b][j]) = (c, Some(i));
+                }
+            }
+        }
+    }
+    // The widest width is the widest least width; the fewest widths among equal costs.
+    let Some(last) = m.checked_sub(1) else { return Vec::new() };
+    let mut b = (0..MAX_WIDTHS_PER_PAGE).min_by_key(|&b| cost[b][last]).unwrap_or(0);
+    let mut j = last;
+    let mut chosen = vec![cands[j]];
+    while let Some(i) = from[b][j] {
+        (b, j) = (b - 1, i);
+        chosen.push(cands[j]);
+    }
+    chosen.sort_unstable();
+    least.iter().map(|&w| chosen.iter().copied().find(|&c| c >= w).unwrap_or(w)).collect()
 }
 
 /// Orientation model output (N×2: 0°, 180°) -> probability that each line is upside down.
@@ -291,9 +346,39 @@ mod tests {
     }
 
     #[test]
-    fn widths_bucket_to_few_shapes() {
-        assert_eq!(bucket_width(100), 320);
-        assert_eq!(bucket_width(321), 480);
-        assert_eq!(bucket_width(480), 480);
+    fn lines_are_read_in_tight_widths_and_marks_on_a_wide_canvas() {
+        let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 48.0], [0.0, 48.0]]);
+        assert_eq!(least_width(&line(20.0), false), REC_MIN_WIDTH);
+        assert_eq!(least_width(&line(650.0), false), 672);
+        assert_eq!(least_width(&line(20.0), true), MARK_MIN_WIDTH);
+        assert_eq!(least_width(&line(330.0), true), 480);
+    }
+
+    #[test]
+    fn lines_share_a_width_where_another_plan_costs_more_than_the_padding() {
+        // Ten lines 640 wide and one 672: one width reads 11×672 + NEW = 7992 columns' worth,
+        // two widths 10×640 + 672 + 2×NEW = 8272.
+        let mut least = vec![640; 10];
+        least.push(672);
+        assert_eq!(input_widths(&least), vec![672; 11]);
+        // Far apart widths get their own plans: 15×64 + 1600 + 2×NEW against 16×1600 + NEW.
+        let mut least = vec![64; 15];
+        least.push(1600);
+        assert_eq!(input_widths(&least), least);
+        // Thirty lines at 640 are worth a plan of their own beside one at 672.
+        let mut least = vec![640; 30];
+        least.push(672);
+        assert_eq!(input_widths(&least), least);
+        assert_eq!(input_widths(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_page_uses_at_most_its_share_of_plans() {
+        let least: Vec<usize> = (0..40).map(|i| 64 + 96 * i).flat_map(|w| [w; 20]).collect();
+        let widths = input_widths(&least);
+        let mut distinct = widths.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), MAX_WIDTHS_PER_PAGE);
+        assert!(widths.iter().zip(&least).all(|(w, l)| w >= l));
     }
 }
