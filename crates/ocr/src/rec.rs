@@ -1,5 +1,5 @@
 //! Text lines: crops straightened from their quads, orientation (0°/180°), recognition in
-//! width-bucketed batches, CTC greedy decoding with per-character confidence.
+//! a few input widths per page, CTC greedy decoding with per-character confidence.
 
 use image::RgbImage;
 
