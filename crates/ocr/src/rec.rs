@@ -17,6 +17,7 @@ pub const REC_WIDTH_STEP: usize = 32;
 /// Marks beside lines are read on PaddleOCR's 320-column canvas, rounded up to 160: on
 /// tighter canvases (measured on scotus-transcript) lone colons and a dash rule read as nothing.
 pub const MARK_MIN_WIDTH: usize = 320;
+/// Marks' widths are multiples of this, for the same reason (their right margin).
 pub const MARK_WIDTH_STEP: usize = 160;
 /// Each input width costs about as much as reading this many columns of lines: tract builds
 /// a recognition plan per width, in 15–22 ms natively (27 ms in wasm, Node 20), and a column
