@@ -279,14 +279,9 @@ impl Engine {
         if quads.is_empty() {
             return Ok(Vec::new());
         }
-        let mut widths: Vec<usize> = quads.iter().map(rec::scaled_width).collect();
-        let h = rec::LINE_HEIGHT;
-        let mut w = batch.width;
-        if let Some((_, fixed)) = self.backend.fixed_shapes(ModelKind::Recognition).and_then(|s| fit_shape(&s, h, w)) {
-            // Lines wider than the widest prepared input are squeezed into it.
-            w = fixed;
-            widths.iter_mut().for_each(|lw| *lw = (*lw).min(w));
-        }
+        let (h, w) = (rec::LINE_HEIGHT, batch.width);
+        // Lines wider than the batch's input (the widest prepared shape) are squeezed into it.
+        let widths: Vec<usize> = quads.iter().map(|q| rec::scaled_width(q).min(w)).collect();
         let mut input = Tensor::zeros(vec![quads.len(), 3, h, w]);
         for (slot, q) in quads.iter().enumerate() {
             let crop = rec::crop_quad(img, q, widths[slot], h);

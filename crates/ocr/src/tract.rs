@@ -11,7 +11,7 @@ use crate::backend::{Backend, ModelKind, Tensor};
 /// Optimised plans kept per model, one per input shape (pages of one document share a
 /// few shapes; recognition reads a page's lines in a few widths). Beyond this the least
 /// recently used is dropped.
-pub const MAX_PLANS_PER_MODEL: usize = 12;
+const MAX_PLANS_PER_MODEL: usize = 12;
 
 type Plan = Arc<TypedRunnableModel>;
 /// A shape's plan, built once by the first thread that needs it while the others wait.
