@@ -8,6 +8,7 @@
 import { transferables } from './decode.js';
 import { errorShape } from './errors.js';
 import { fetchModel } from './models.js';
+import { ocrBuilds } from './builds.js';
 
 /** { threads, models, backend } from the docsift worker. */
 let config = null;
@@ -16,21 +17,23 @@ let loaded = null;
 /** The request being served, named in the stage messages of builds without shared memory. */
 let current = 0;
 
-/** The OCR build as the text build runs: on a pool of the same size when threaded. */
+/**
+ * The OCR build as the text build runs (on a pool of the same size when threaded), with
+ * relaxed SIMD where the engine has it; each one missing or failing falls back to the next.
+ */
 async function loadOcrBuild() {
-  if (config.threads > 1) {
+  const builds = ocrBuilds(config.threads > 1);
+  for (const [i, build] of builds.entries()) {
     try {
-      const mod = await import('./wasm/ocr-threaded/docsift_wasm.js');
+      const mod = await import(`./wasm/${build}/docsift_wasm.js`);
       await mod.default();
-      await mod.initThreadPool(config.threads);
+      if (build.startsWith('ocr-threaded')) await mod.initThreadPool(config.threads);
       return mod;
     } catch (e) {
-      console.warn('docsift: threaded OCR build unavailable, using the single-threaded one:', e);
+      if (i === builds.length - 1) throw e;
+      console.warn(`docsift: OCR build ${build} unavailable, trying ${builds[i + 1]}:`, e);
     }
   }
-  const mod = await import('./wasm/ocr/docsift_wasm.js');
-  await mod.default();
-  return mod;
 }
 
 /**

@@ -40,9 +40,12 @@ for (const [name, pdf] of [['tracemonkey p1', 'pdfjs/test/pdfs/tracemonkey.pdf']
 }
 
 const MODELS = process.env.DOCSIFT_MODELS || join(process.env.HOME, '.cache', 'docsift-tools', 'models');
-const wasm = await import(join(ROOT, 'pkg', 'wasm', 'ocr', 'docsift_wasm.js'));
+// The single-threaded build a page would load in this engine (relaxed SIMD where it validates).
+const { ocrBuilds } = await import(join(ROOT, 'pkg', 'builds.js'));
+const build = ocrBuilds(false)[0];
+const wasm = await import(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm.js'));
 const { decodePage } = await import(join(ROOT, 'pkg', 'decode.js'));
-await wasm.default({ module_or_path: readFileSync(join(ROOT, 'pkg', 'wasm', 'ocr', 'docsift_wasm_bg.wasm')) });
+await wasm.default({ module_or_path: readFileSync(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm_bg.wasm')) });
 wasm.setOcrModels(...['det', 'rec', 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))));
 
 // Best of `repeat` after one read that builds the wasm build's plans (the CLI's bench warms up too).
@@ -71,7 +74,7 @@ for (const [name, img, truth] of pages) {
 await worker.terminate();
 
 const fmt = (v, d = 3) => v.toFixed(d);
-console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread; tesseract.js: one worker; best of ${repeat}`);
+console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); tesseract.js: one worker; best of ${repeat}`);
 console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
 const line = (name, r, n) =>
   console.log(`${name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.wasmSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.tSecs / r.wasmSecs, 2)}\t${fmt(r.dsCer / n)}\t${fmt(r.tCer / n)}\t${fmt(r.dsF1 / n)}\t${fmt(r.tF1 / n)}`);

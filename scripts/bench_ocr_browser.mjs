@@ -3,9 +3,10 @@
 // own worker), both served from the same local origin, on the same corpus images. Model
 // loading is excluded (one warm-up read each); best of --repeat. With --threads N > 1 the
 // page is cross-origin isolated and docsift runs its threaded OCR build on a pool of N
-// (tesseract.js reads a page on one thread whatever its worker count). Usage:
+// (tesseract.js reads a page on one thread whatever its worker count). --plain-simd keeps
+// docsift off the relaxed SIMD builds (as in engines without it). Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
-//   node scripts/bench_ocr_browser.mjs [--repeat 2] [--threads 1]
+//   node scripts/bench_ocr_browser.mjs [--repeat 2] [--threads 1] [--plain-simd]
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
 const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1]) || 2;
 const threads = Number(process.argv[process.argv.indexOf('--threads') + 1]) || 1;
+const plainSimd = process.argv.includes('--plain-simd');
 const require = createRequire(join(ROOT, 'package.json'));
 const dir = (pkg) => dirname(require.resolve(`${pkg}/package.json`));
 
@@ -39,6 +41,9 @@ const server = await serve({
 });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
 const page = await browser.newPage();
+const builds = new Set();
+page.on('response', (r) => r.ok() && builds.add(r.url().match(/\/wasm\/(ocr[\w-]*)\//)?.[1]));
+if (plainSimd) await page.route(/\/wasm\/ocr[\w-]*-relaxed\//, (route) => route.abort());
 await page.goto(server.url + 'pkg/package.json');
 const results = await page.evaluate(async ({ pages, repeat, threads }) => {
   const { createDocsift } = await import('/pkg/index.js');
@@ -73,7 +78,8 @@ const results = await page.evaluate(async ({ pages, repeat, threads }) => {
 await browser.close();
 await server.close();
 
-console.log(`headless Chromium, docsift on ${threads} thread(s), tesseract.js one worker, best of ${repeat}, models loaded beforehand`);
+builds.delete(undefined);
+console.log(`headless Chromium, docsift's ${[...builds].join(', ')} build on ${threads} thread(s), tesseract.js one worker, best of ${repeat}, models loaded beforehand`);
 console.log('page\tdocsift s\ttesseract.js s\tdocsift CER\ttesseract CER');
 let sd = 0, st = 0;
 for (const [i, r] of results.entries()) {

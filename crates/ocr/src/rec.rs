@@ -38,28 +38,25 @@ pub const VERTICAL_RATIO: f32 = 1.5;
 /// Samples the quad's content, straightened, into an `out_w`×`out_h` image (bilinear;
 /// outside the page the edge pixels repeat).
 pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbImage {
-    let (w, h) = img.dimensions();
-    let mut out = RgbImage::new(out_w as u32, out_h as u32);
+    let (w, h) = (img.width() as i64, img.height() as i64);
     let raw = img.as_raw();
-    let px = |x: i64, y: i64, c: usize| -> f32 {
-        let x = x.clamp(0, w as i64 - 1) as usize;
-        let y = y.clamp(0, h as i64 - 1) as usize;
-        raw[(y * w as usize + x) * 3 + c] as f32
-    };
-    for oy in 0..out_h {
-        for ox in 0..out_w {
-            let [sx, sy] = q.at((ox as f32 + 0.5) / out_w as f32, (oy as f32 + 0.5) / out_h as f32);
-            let (sx, sy) = (sx - 0.5, sy - 0.5);
-            let (x0, y0) = (sx.floor(), sy.floor());
-            let (fx, fy) = (sx - x0, sy - y0);
-            let (x0, y0) = (x0 as i64, y0 as i64);
-            let mut rgb = [0u8; 3];
-            for (c, v) in rgb.iter_mut().enumerate() {
-                let top = px(x0, y0, c) * (1.0 - fx) + px(x0 + 1, y0, c) * fx;
-                let bottom = px(x0, y0 + 1, c) * (1.0 - fx) + px(x0 + 1, y0 + 1, c) * fx;
-                *v = (top * (1.0 - fy) + bottom * fy).round().clamp(0.0, 255.0) as u8;
-            }
-            out.put_pixel(ox as u32, oy as u32, image::Rgb(rgb));
+    let at = |x: i64, y: i64| (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize * 3;
+    let mut out = RgbImage::new(out_w as u32, out_h as u32);
+    for (i, rgb) in out.chunks_exact_mut(3).enumerate() {
+        let (ox, oy) = (i % out_w, i / out_w);
+        let [sx, sy] = q.at((ox as f32 + 0.5) / out_w as f32, (oy as f32 + 0.5) / out_h as f32);
+        let (sx, sy) = (sx - 0.5, sy - 0.5);
+        let (x0, y0) = (sx.floor(), sy.floor());
+        let (fx, fy) = (sx - x0, sy - y0);
+        let (x0, y0) = (x0 as i64, y0 as i64);
+        let corners = [at(x0, y0), at(x0 + 1, y0), at(x0, y0 + 1), at(x0 + 1, y0 + 1)];
+        for (c, v) in rgb.iter_mut().enumerate() {
+            let [p00, p10, p01, p11] = corners.map(|p| raw[p + c] as f32);
+            let top = p00 * (1.0 - fx) + p10 * fx;
+            let bottom = p01 * (1.0 - fx) + p11 * fx;
+            // A blend of bytes is within 0–255: adding a half and truncating rounds it,
+            // without the libm call `round` is in wasm.
+            *v = (top * (1.0 - fy) + bottom * fy + 0.5) as u8;
         }
     }
     out
