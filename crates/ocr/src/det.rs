@@ -61,16 +61,88 @@ pub fn input_size(w: u32, h: u32, p: &DetParams) -> (u32, u32) {
     (round(w), round(h))
 }
 
-/// The size a w×h image is resized to for detection: `input_size`, shrunk into the canvas
-/// when there is one and it is smaller.
-pub fn fitted_size(w: u32, h: u32, p: &DetParams, canvas: Option<(u32, u32)>) -> (u32, u32) {
-    let (tw, th) = input_size(w, h, p);
+/// `size` shrunk into the canvas when there is one and it is smaller.
+pub fn fitted_size((tw, th): (u32, u32), canvas: Option<(u32, u32)>) -> (u32, u32) {
     let (cw, ch) = canvas.unwrap_or((tw, th));
     if tw <= cw && th <= ch {
         return (tw, th);
     }
     let fit = (cw as f32 / tw as f32).min(ch as f32 / th as f32);
     (((tw as f32 * fit) as u32).clamp(1, cw), ((th as f32 * fit) as u32).clamp(1, ch))
+}
+
+/// A rectangle of image pixels (fractional where it follows the model's pixel grid).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Area {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+}
+
+/// A pixel is content where a channel differs from the page's background by more than this:
+/// JPEG ringing and paper grain stay below it, the faintest print worth reading above.
+const BACKGROUND_TOLERANCE: u8 = 24;
+
+/// The page's background: the per-channel median of its border pixels.
+fn border_colour(img: &RgbImage) -> [u8; 3] {
+    let (w, h) = img.dimensions();
+    let border = (0..w).flat_map(|x| [(x, 0), (x, h - 1)]).chain((0..h).flat_map(|y| [(0, y), (w - 1, y)]));
+    let mut channels: [Vec<u8>; 3] = Default::default();
+    for (x, y) in border {
+        for (c, v) in channels.iter_mut().zip(img.get_pixel(x, y).0) {
+            c.push(v);
+        }
+    }
+    channels.map(|mut c| {
+        let mid = c.len() / 2;
+        *c.select_nth_unstable(mid).1
+    })
+}
+
+/// The smallest rectangle holding every pixel that differs from the page's background, or
+/// None for a blank page: detection need not look at the margins.
+pub fn content_bounds(img: &RgbImage) -> Option<Area> {
+    let (w, h) = img.dimensions();
+    if w == 0 || h == 0 {
+        return None;
+    }
+    let bg = border_colour(img);
+    let ink = |px: &[u8]| px.iter().zip(bg).any(|(&v, b)| v.abs_diff(b) > BACKGROUND_TOLERANCE);
+    let (mut x0, mut x1, mut y0, mut y1) = (w as usize, 0, h as usize, 0);
+    for (y, row) in img.as_raw().chunks_exact(3 * w as usize).enumerate() {
+        let Some(first) = row.chunks_exact(3).position(ink) else { continue };
+        let last = row.chunks_exact(3).rposition(ink).unwrap_or(first);
+        (x0, x1) = (x0.min(first), x1.max(last + 1));
+        (y0, y1) = (y0.min(y), y + 1);
+    }
+    (x1 > x0).then(|| Area { x: x0 as f32, y: y0 as f32, w: (x1 - x0) as f32, h: (y1 - y0) as f32 })
+}
+
+/// Model pixels of page kept around the content: DB's kernels at the content's edge see
+/// the page as it is (blank) for a stride, and unclipped boxes stay inside.
+const CONTENT_MARGIN: f32 = 32.0;
+
+/// Where detection with `p` looks at a w×h image whose content lies in `content`, and the
+/// model-input size for it: the content and a margin, as a window of the input the whole
+/// image would get (`input_size`) cut on the network's stride grid, so the model sees the
+/// same samples in the same cells as on the whole page, only without the blank around.
+pub fn detection_area(content: Area, w: u32, h: u32, p: &DetParams) -> (Area, (u32, u32)) {
+    let (tw, th) = input_size(w, h, p);
+    let stride = DET_STRIDE as f32;
+    // An image span at `scale` -> model pixels, grown by the margin out to the grid.
+    let window = |lo: f32, len: f32, scale: f32, whole: u32| {
+        let a = ((lo * scale - CONTENT_MARGIN) / stride).floor() * stride;
+        let b = (((lo + len) * scale + CONTENT_MARGIN) / stride).ceil() * stride;
+        (a.max(0.0), b.min(whole as f32))
+    };
+    let (sx, sy) = (tw as f32 / w as f32, th as f32 / h as f32);
+    let ((x0, x1), (y0, y1)) = (window(content.x, content.w, sx, tw), window(content.y, content.h, sy, th));
+    // Model pixels -> image pixels; the input's far edge is the image's, without rounding.
+    let back = |m: f32, scale: f32, whole: u32, side: u32| if m >= whole as f32 { side as f32 } else { m / scale };
+    let (ix0, iy0) = (back(x0, sx, tw, w), back(y0, sy, th, h));
+    let area = Area { x: ix0, y: iy0, w: back(x1, sx, tw, w) - ix0, h: back(y1, sy, th, h) - iy0 };
+    (area, ((x1 - x0) as u32, (y1 - y0) as u32))
 }
 
 /// Text lines whose detected boxes are shorter than this (model pixels, median over the
@@ -100,19 +172,17 @@ pub fn finer_for_small_text(heights: &[f32], scale: f32, w: u32, h: u32, p: &Det
     (max_side > p.max_side).then(|| DetParams { max_side, ..p.clone() })
 }
 
-/// Normalised input tensor and the size the image was resized to inside it. With a
-/// `canvas` (a runtime with static shapes) the image goes in its top-left corner, shrunk
-/// to fit when the canvas is smaller, and the rest stays blank.
+/// Normalised input tensor of `area` resized to `size`. With a `canvas` (a runtime with
+/// static shapes) it goes in the canvas's top-left corner and the rest stays blank.
 pub fn image_to_input(
     img: &RgbImage,
-    p: &DetParams,
+    area: Area,
+    size: (u32, u32),
     canvas: Option<(u32, u32)>,
-) -> Result<(Tensor, (u32, u32)), OcrError> {
-    let (w, h) = img.dimensions();
-    let (tw, th) = fitted_size(w, h, p, canvas);
-    let (cw, ch) = canvas.unwrap_or((tw, th));
-    let resized = if (tw, th) == (w, h) { img.clone() } else { crate::raster::resized(img, tw, th)? };
-    Ok((bgr_tensor(&resized, 1, cw as usize, ch as usize), (tw, th)))
+) -> Result<Tensor, OcrError> {
+    let (cw, ch) = canvas.unwrap_or(size);
+    let resized = crate::raster::resized_area(img, area, size.0, size.1)?;
+    Ok(bgr_tensor(&resized, 1, cw as usize, ch as usize))
 }
 
 /// The PP-OCR models read BGR, scaled to [-1, 1], in NCHW; `data` may hold several images.
@@ -254,6 +324,7 @@ fn unclip(rect: &RotatedRect, ratio: f32) -> RotatedRect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::Rgb;
 
     #[test]
     fn small_print_is_detected_again_finer_but_never_above_the_image_size() {
@@ -301,12 +372,14 @@ mod tests {
         assert!(probabilities_to_boxes(&prob, 50, 20, &DetParams::default()).is_empty());
     }
 
+    const WHOLE_500_300: Area = Area { x: 0.0, y: 0.0, w: 500.0, h: 300.0 };
+
     #[test]
     fn input_is_scaled_to_multiples_of_32() -> Result<(), OcrError> {
-        let img = RgbImage::new(500, 300);
-        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), None)?;
-        assert_eq!((w % 32, h % 32), (0, 0));
-        assert_eq!(h, 736);
+        let (area, (w, h)) = detection_area(WHOLE_500_300, 500, 300, &DetParams::default());
+        assert_eq!(area, WHOLE_500_300);
+        assert_eq!((w % 32, h % 32, h), (0, 0, 736));
+        let t = image_to_input(&RgbImage::new(500, 300), area, (w, h), None)?;
         assert_eq!(t.shape, vec![1, 3, h as usize, w as usize]);
         assert!(t.data.iter().all(|&v| v == -1.0));
         Ok(())
@@ -314,16 +387,68 @@ mod tests {
 
     #[test]
     fn a_fixed_canvas_holds_the_image_top_left_and_shrinks_it_to_fit() -> Result<(), OcrError> {
-        let img = RgbImage::new(500, 300);
-        let (t, (w, h)) = image_to_input(&img, &DetParams::default(), Some((1600, 1248)))?;
+        let p = DetParams::default();
+        let size = fitted_size(input_size(500, 300, &p), Some((1600, 1248)));
+        assert_eq!(size, input_size(500, 300, &p));
+        let t = image_to_input(&RgbImage::new(500, 300), WHOLE_500_300, size, Some((1600, 1248)))?;
         assert_eq!(t.shape, vec![1, 3, 1248, 1600]);
-        assert_eq!((w, h), input_size(500, 300, &DetParams::default()));
         // Black pixels inside the image, blank (0) beyond it.
         assert_eq!(t.data[0], -1.0);
         assert_eq!(t.data[1248 * 1600 - 1], 0.0);
-        let (t, (w, h)) = image_to_input(&RgbImage::new(3000, 1000), &DetParams::default(), Some((960, 736)))?;
-        assert_eq!(t.shape, vec![1, 3, 736, 960]);
+        let (w, h) = fitted_size(input_size(3000, 1000, &p), Some((960, 736)));
         assert!(w <= 960 && h <= 736 && w == 960, "{w}x{h}");
         Ok(())
+    }
+
+    #[test]
+    fn detection_reads_a_window_of_the_whole_pages_input_around_the_content() -> Result<(), OcrError> {
+        let p = DetParams::default();
+        // A 300 dpi letter page, whose whole input would be 1248×1600 (0.489, 0.485 per pixel).
+        let (w, h) = (2550, 3300);
+        let (pw, ph) = input_size(w, h, &p);
+        let content = Area { x: 400.0, y: 300.0, w: 1000.0, h: 2000.0 };
+        let (area, size) = detection_area(content, w, h, &p);
+        let (sx, sy) = (pw as f32 / w as f32, ph as f32 / h as f32);
+        // Content at model x 195.8..685.2, y 145.5..1115.2; with the margin, out to the
+        // grid: x 160..736, y 96..1152.
+        assert_eq!(size, (576, 1056));
+        assert!((area.x * sx - 160.0).abs() < 1e-3 && (area.w * sx - 576.0).abs() < 1e-3, "{area:?}");
+        assert!((area.y * sy - 96.0).abs() < 1e-3 && (area.h * sy - 1056.0).abs() < 1e-3, "{area:?}");
+        // The window's samples are those of the whole page's input, cell for cell.
+        let img = RgbImage::from_fn(w, h, |x, y| Rgb([(x % 251) as u8, (y % 241) as u8, ((x + y) % 239) as u8]));
+        let whole = image_to_input(&img, Area { x: 0.0, y: 0.0, w: w as f32, h: h as f32 }, (pw, ph), None)?;
+        let part = image_to_input(&img, area, size, None)?;
+        let (row, col) = (500, 300);
+        for c in 0..3 {
+            let ours = part.data[(c * 1056 + row) * 576 + col];
+            let theirs = whole.data[(c * ph as usize + row + 96) * pw as usize + col + 160];
+            assert!((ours - theirs).abs() <= 2.0 / 127.5, "channel {c}: {ours} vs {theirs}");
+        }
+        // The margin stops at the page's edges: content reaching them is read whole.
+        let (area, size) = detection_area(Area { x: 10.0, y: 0.0, w: 2530.0, h: 3300.0 }, w, h, &p);
+        assert_eq!(size, (pw, ph));
+        assert_eq!(area, Area { x: 0.0, y: 0.0, w: w as f32, h: h as f32 });
+        Ok(())
+    }
+
+    #[test]
+    fn content_bounds_hold_the_print_and_not_the_paper_grain() {
+        let words = |x: u32, y: u32| {
+            (40..120).contains(&x) && (50..60).contains(&y) || (150..260).contains(&x) && (140..152).contains(&y)
+        };
+        // Cream paper, its grain varying by up to 20 levels, and dark ink.
+        let img = RgbImage::from_fn(300, 200, |x, y| {
+            let grain = ((x * 7 + y * 13) % 21) as u8;
+            if words(x, y) { Rgb([20, 20, 30]) } else { Rgb([225 + grain, 215 + grain, 190 + grain]) }
+        });
+        assert_eq!(content_bounds(&img), Some(Area { x: 40.0, y: 50.0, w: 220.0, h: 102.0 }));
+    }
+
+    #[test]
+    fn a_blank_page_has_no_content_and_light_print_on_dark_is_content() {
+        assert_eq!(content_bounds(&RgbImage::from_pixel(50, 40, Rgb([250, 250, 250]))), None);
+        assert_eq!(content_bounds(&RgbImage::new(0, 0)), None);
+        let img = RgbImage::from_fn(50, 40, |x, y| Rgb([if (10..20).contains(&x) && y == 30 { 255 } else { 0 }; 3]));
+        assert_eq!(content_bounds(&img), Some(Area { x: 10.0, y: 30.0, w: 10.0, h: 1.0 }));
     }
 }

@@ -81,6 +81,22 @@ pub struct Batch {
     width: usize,
 }
 
+/// The part of a page detection reads, the size the model sees it at, and the static
+/// input shape holding that (for a runtime that has them).
+#[derive(Clone, Copy, Debug)]
+struct DetectionInput {
+    area: det::Area,
+    size: (u32, u32),
+    canvas: Option<(u32, u32)>,
+}
+
+impl DetectionInput {
+    /// Model-input pixels per image pixel.
+    fn scale(&self) -> f32 {
+        self.size.0 as f32 / self.area.w
+    }
+}
+
 /// Lines whose mean character probability is below this are noise read as text (rapidocr's text_score).
 pub const MIN_LINE_CONFIDENCE: f32 = 0.5;
 
@@ -143,54 +159,51 @@ impl Engine {
         Ok(lines)
     }
 
-    /// Text regions as quads in reading order of their text (vertical crops turned). A page
-    /// of small print is detected again at a finer scale (see `det::finer_for_small_text`).
+    /// Text regions as quads in reading order of their text (vertical crops turned), found
+    /// around the page's content (a blank page has none). A page of small print is detected
+    /// again at a finer scale (see `det::finer_for_small_text`).
     pub fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
-        let (w, h) = img.dimensions();
-        if w == 0 || h == 0 {
-            return Ok(Vec::new());
-        }
-        let (quads, scale) = self.detect_with(img, &self.det)?;
+        let Some(content) = det::content_bounds(img) else { return Ok(Vec::new()) };
+        let first = self.detection_input(img, content, &self.det);
+        let quads = self.detect_in(img, &first, &self.det)?;
         let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
-        match det::finer_for_small_text(&heights, scale, w, h, &self.det) {
-            Some(finer) if self.detection_scale(w, h, &finer) > scale => Ok(self.detect_with(img, &finer)?.0),
-            _ => Ok(quads),
-        }
-    }
-
-    /// Model-input pixels per image pixel for detection with `p`: the static shape of a
-    /// runtime that has them may shrink the input further.
-    fn detection_scale(&self, w: u32, h: u32, p: &DetParams) -> f32 {
-        det::fitted_size(w, h, p, self.detection_canvas(w, h, p)).0 as f32 / w as f32
-    }
-
-    /// The static input shape a w×h image is detected in, for a runtime that has them.
-    fn detection_canvas(&self, w: u32, h: u32, p: &DetParams) -> Option<(u32, u32)> {
-        self.backend.fixed_shapes(ModelKind::Detection).and_then(|shapes| {
-            let (tw, th) = det::input_size(w, h, p);
-            fit_shape(&shapes, th as usize, tw as usize).map(|(ch, cw)| (cw as u32, ch as u32))
-        })
-    }
-
-    /// Detection with `p`: the quads, in image pixels, and the scale the model saw the image at.
-    fn detect_with(&self, img: &RgbImage, p: &DetParams) -> Result<(Vec<Quad>, f32), OcrError> {
         let (w, h) = img.dimensions();
-        let (input, (tw, th)) = det::image_to_input(img, p, self.detection_canvas(w, h, p))?;
-        let (cw, ch) = (input.shape[3], input.shape[2]);
-        let out = self.backend.run(ModelKind::Detection, &input)?;
+        let Some(finer) = det::finer_for_small_text(&heights, first.scale(), w, h, &self.det) else { return Ok(quads) };
+        let input = self.detection_input(img, content, &finer);
+        if input.scale() > first.scale() { self.detect_in(img, &input, &finer) } else { Ok(quads) }
+    }
+
+    /// What detection with `p` reads of a page whose content lies in `content`.
+    fn detection_input(&self, img: &RgbImage, content: det::Area, p: &DetParams) -> DetectionInput {
+        let (area, size) = det::detection_area(content, img.width(), img.height(), p);
+        let canvas = self.backend.fixed_shapes(ModelKind::Detection).and_then(|shapes| {
+            fit_shape(&shapes, size.1 as usize, size.0 as usize).map(|(ch, cw)| (cw as u32, ch as u32))
+        });
+        DetectionInput { area, size: det::fitted_size(size, canvas), canvas }
+    }
+
+    /// Detection with `p` on `input`: the quads, in image pixels.
+    fn detect_in(&self, img: &RgbImage, input: &DetectionInput, p: &DetParams) -> Result<Vec<Quad>, OcrError> {
+        let (w, h) = img.dimensions();
+        let DetectionInput { area, size: (tw, th), canvas } = *input;
+        let tensor = det::image_to_input(img, area, (tw, th), canvas)?;
+        let (cw, ch) = (tensor.shape[3], tensor.shape[2]);
+        let out = self.backend.run(ModelKind::Detection, &tensor)?;
         let prob =
             out.first().ok_or_else(|| OcrError::Model { model: ModelKind::Detection, message: "no output".into() })?;
-        let (sx, sy) = (w as f32 / tw as f32, h as f32 / th as f32);
+        let (sx, sy) = (area.w / tw as f32, area.h / th as f32);
         let boxes = det::probabilities_to_boxes(&prob.data, cw, ch, p);
         let quads = boxes
             .iter()
             .map(|b| {
-                let q = b.quad().map(|[x, y]| [(x * sx).clamp(0.0, w as f32), (y * sy).clamp(0.0, h as f32)]);
+                let q = b
+                    .quad()
+                    .map(|[x, y]| [(area.x + x * sx).clamp(0.0, w as f32), (area.y + y * sy).clamp(0.0, h as f32)]);
                 if q.height() >= rec::VERTICAL_RATIO * q.width() { q.quarter_turn() } else { q }
             })
             .filter(|q| q.width() >= 1.0 && q.height() >= 1.0)
             .collect();
-        Ok((quads, tw as f32 / w as f32))
+        Ok(quads)
     }
 
     /// Turns upside-down lines the right way up: the widest lines of each direction are
@@ -300,7 +313,9 @@ impl Engine {
         Ok((0..n.min(quads.len()))
             .filter_map(|slot| {
                 let row = &probs.data[slot * steps * classes..(slot + 1) * steps * classes];
-                decoded_to_line(&quads[slot], &rec::ctc_greedy(row, steps, &self.classes), steps, w, widths[slot])
+                let decoded = rec::ctc_greedy(row, steps, &self.classes);
+                let decoded = rec::space_spaced_marks(decoded, w as f32 / steps as f32);
+                decoded_to_line(&quads[slot], &decoded, steps, w, widths[slot])
             })
             .collect())
     }

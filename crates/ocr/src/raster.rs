@@ -10,6 +10,7 @@ use hayro::{PixmapSettings, RenderCache, RenderSettings};
 use image::RgbImage;
 
 use crate::OcrError;
+use crate::det::Area;
 
 /// PNG, JPEG or TIFF (first page) bytes -> RGB pixels (grey, 1-bit and alpha images are
 /// flattened).
@@ -22,12 +23,20 @@ pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
 /// reduction, as `image`'s Triangle resize, but with SIMD (SSE4/AVX2, NEON, wasm simd128):
 /// a 300 dpi page shrinks for detection in a quarter of the time.
 pub fn resized(img: &RgbImage, w: u32, h: u32) -> Result<RgbImage, OcrError> {
+    resized_area(img, Area { x: 0.0, y: 0.0, w: img.width() as f32, h: img.height() as f32 }, w, h)
+}
+
+/// The `area` of `img` resampled to w×h as `resized` does (copied when the sizes match).
+pub fn resized_area(img: &RgbImage, area: Area, w: u32, h: u32) -> Result<RgbImage, OcrError> {
     use fast_image_resize::images::{Image, ImageRef};
     use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
     let err = |e: &dyn std::fmt::Display| OcrError::Image(format!("resize: {e}"));
     let src = ImageRef::new(img.width(), img.height(), img.as_raw(), PixelType::U8x3).map_err(|e| err(&e))?;
     let mut dst = Image::new(w.max(1), h.max(1), PixelType::U8x3);
-    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
+    // Single-precision sums can put the area's far edge a hair beyond the image's.
+    let (x, y) = (area.x as f64, area.y as f64);
+    let (cw, ch) = ((area.w as f64).min(img.width() as f64 - x), (area.h as f64).min(img.height() as f64 - y));
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear)).crop(x, y, cw, ch);
     Resizer::new().resize(&src, &mut dst, &options).map_err(|e| err(&e))?;
     RgbImage::from_raw(w.max(1), h.max(1), dst.into_vec()).ok_or_else(|| err(&"buffer size"))
 }

@@ -32,6 +32,10 @@ pub const REC_MAX_WIDTH: usize = 3200;
 /// the gap gives it this probability: the model loses word gaps in all-caps and fixed-pitch
 /// text this way (measured on scotus-transcript: word F1 0.67 -> 0.79, other pages unchanged).
 pub const SPACE_MIN_PROBABILITY: f32 = 0.15;
+/// Repeats of one mark at least this far apart (line heights) had spaces between them, which
+/// the model drops: a spaced dash rule's pitch is two fixed-pitch characters (0.8 of the
+/// line box), a run of dashes or dots one character at most (0.4).
+pub const SPACED_MARK_PITCH: f32 = 0.65;
 /// Crops taller than wide by this ratio hold vertical text: read them turned a quarter.
 pub const VERTICAL_RATIO: f32 = 1.5;
 
@@ -172,6 +176,28 @@ pub struct Decoded {
     pub confidence: f32,
 }
 
+/// Spaces put back between repeats of one mark set `SPACED_MARK_PITCH` apart ("- - - -"
+/// rules read as "----"); one output step spans `step_px` input pixels of a line
+/// `LINE_HEIGHT` high.
+pub fn space_spaced_marks(decoded: Vec<Decoded>, step_px: f32) -> Vec<Decoded> {
+    let pitch = SPACED_MARK_PITCH * LINE_HEIGHT as f32 / step_px.max(f32::EPSILON);
+    let mut out: Vec<Decoded> = Vec::with_capacity(decoded.len());
+    for d in decoded {
+        if let Some(prev) = out.last()
+            && prev.ch == d.ch
+            && !d.ch.is_alphanumeric()
+            && !d.ch.is_whitespace()
+            && d.first_step.saturating_sub(prev.first_step) as f32 >= pitch
+        {
+            let step = (prev.last_step + d.first_step) / 2;
+            let confidence = prev.confidence.min(d.confidence);
+            out.push(Decoded { ch: ' ', first_step: step, last_step: step, confidence });
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// The model's class list: blank, the dictionary, then the space PP-OCR appends.
 pub fn classes(dictionary: &str) -> Vec<char> {
     let mut v = vec!['\0'];
@@ -265,6 +291,16 @@ mod tests {
         let text: String = d.iter().map(|d| d.ch).collect();
         assert_eq!(text, "abll");
         assert_eq!((d[0].first_step, d[0].last_step), (1, 2));
+    }
+
+    #[test]
+    fn a_spaced_dash_rule_keeps_its_spaces_and_a_dash_run_stays_whole() {
+        let at = |ch: char, step: usize| Decoded { ch, first_step: step, last_step: step, confidence: 0.9 };
+        let text = |d: Vec<Decoded>| space_spaced_marks(d, 8.0).iter().map(|d| d.ch).collect::<String>();
+        // 8 input pixels a step: a rule's dashes 0.8 line heights (4.8 steps) apart, a run's 0.4.
+        assert_eq!(text(vec![at('-', 0), at('-', 5), at('-', 10), at('x', 15)]), "- - -x");
+        assert_eq!(text(vec![at('-', 0), at('-', 2), at('-', 4)]), "---");
+        assert_eq!(text(vec![at('l', 0), at('l', 6), at('.', 12), at(',', 18)]), "ll.,");
     }
 
     #[test]
