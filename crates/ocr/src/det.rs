@@ -80,6 +80,13 @@ pub struct Area {
     pub h: f32,
 }
 
+impl Area {
+    /// All of a w×h image.
+    pub const fn whole(w: u32, h: u32) -> Area {
+        Area { x: 0.0, y: 0.0, w: w as f32, h: h as f32 }
+    }
+}
+
 /// A pixel is content where a channel differs from the page's background by more than this:
 /// JPEG ringing and paper grain stay below it, the faintest print worth reading above.
 const BACKGROUND_TOLERANCE: u8 = 24;
@@ -372,7 +379,7 @@ mod tests {
         assert!(probabilities_to_boxes(&prob, 50, 20, &DetParams::default()).is_empty());
     }
 
-    const WHOLE_500_300: Area = Area { x: 0.0, y: 0.0, w: 500.0, h: 300.0 };
+    const WHOLE_500_300: Area = Area::whole(500, 300);
 
     #[test]
     fn input_is_scaled_to_multiples_of_32() -> Result<(), OcrError> {
@@ -396,6 +403,8 @@ mod tests {
         assert_eq!(t.data[0], -1.0);
         assert_eq!(t.data[1248 * 1600 - 1], 0.0);
         let (w, h) = fitted_size(input_size(3000, 1000, &p), Some((960, 736)));
+        let t = image_to_input(&RgbImage::new(3000, 1000), Area::whole(3000, 1000), (w, h), Some((960, 736)))?;
+        assert_eq!(t.shape, vec![1, 3, 736, 960]);
         assert!(w <= 960 && h <= 736 && w == 960, "{w}x{h}");
         Ok(())
     }
@@ -416,7 +425,7 @@ mod tests {
         assert!((area.y * sy - 96.0).abs() < 1e-3 && (area.h * sy - 1056.0).abs() < 1e-3, "{area:?}");
         // The window's samples are those of the whole page's input, cell for cell.
         let img = RgbImage::from_fn(w, h, |x, y| Rgb([(x % 251) as u8, (y % 241) as u8, ((x + y) % 239) as u8]));
-        let whole = image_to_input(&img, Area { x: 0.0, y: 0.0, w: w as f32, h: h as f32 }, (pw, ph), None)?;
+        let whole = image_to_input(&img, Area::whole(w, h), (pw, ph), None)?;
         let part = image_to_input(&img, area, size, None)?;
         let (row, col) = (500, 300);
         for c in 0..3 {
@@ -427,7 +436,7 @@ mod tests {
         // The margin stops at the page's edges: content reaching them is read whole.
         let (area, size) = detection_area(Area { x: 10.0, y: 0.0, w: 2530.0, h: 3300.0 }, w, h, &p);
         assert_eq!(size, (pw, ph));
-        assert_eq!(area, Area { x: 0.0, y: 0.0, w: w as f32, h: h as f32 });
+        assert_eq!(area, Area::whole(w, h));
         Ok(())
     }
 

@@ -23,7 +23,7 @@ pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
 /// reduction, as `image`'s Triangle resize, but with SIMD (SSE4/AVX2, NEON, wasm simd128):
 /// a 300 dpi page shrinks for detection in a quarter of the time.
 pub fn resized(img: &RgbImage, w: u32, h: u32) -> Result<RgbImage, OcrError> {
-    resized_area(img, Area { x: 0.0, y: 0.0, w: img.width() as f32, h: img.height() as f32 }, w, h)
+    resized_area(img, Area::whole(img.width(), img.height()), w, h)
 }
 
 /// The `area` of `img` resampled to w×h as `resized` does (copied when the sizes match).
