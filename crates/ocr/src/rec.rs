@@ -44,23 +44,38 @@ pub const VERTICAL_RATIO: f32 = 1.5;
 pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbImage {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let raw = img.as_raw();
-    let at = |x: i64, y: i64| (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize * 3;
     let mut out = RgbImage::new(out_w as u32, out_h as u32);
-    for (i, rgb) in out.chunks_exact_mut(3).enumerate() {
-        let (ox, oy) = (i % out_w, i / out_w);
-        let [sx, sy] = q.at((ox as f32 + 0.5) / out_w as f32, (oy as f32 + 0.5) / out_h as f32);
-        let (sx, sy) = (sx - 0.5, sy - 0.5);
-        let (x0, y0) = (sx.floor(), sy.floor());
-        let (fx, fy) = (sx - x0, sy - y0);
-        let (x0, y0) = (x0 as i64, y0 as i64);
-        let corners = [at(x0, y0), at(x0 + 1, y0), at(x0, y0 + 1), at(x0 + 1, y0 + 1)];
-        for (c, v) in rgb.iter_mut().enumerate() {
-            let [p00, p10, p01, p11] = corners.map(|p| raw[p + c] as f32);
-            let top = p00 * (1.0 - fx) + p10 * fx;
-            let bottom = p01 * (1.0 - fx) + p11 * fx;
-            // A blend of bytes is within 0–255: adding a half and truncating rounds it,
-            // without the libm call `round` is in wasm.
-            *v = (top * (1.0 - fy) + bottom * fy + 0.5) as u8;
+    if w == 0 || h == 0 {
+        return out;
+    }
+    let at = |x: i64, y: i64| (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize * 3;
+    let (row_px, stride) = (3 * out_w.max(1), 3 * w as usize);
+    for (oy, row) in out.chunks_exact_mut(row_px).enumerate() {
+        // Across a row the quad's bilinear map is linear: a start and a step per column.
+        let v = (oy as f32 + 0.5) / out_h as f32;
+        let (left, right) = (q.at(0.0, v), q.at(1.0, v));
+        let step = [(right[0] - left[0]) / out_w as f32, (right[1] - left[1]) / out_w as f32];
+        for (ox, rgb) in row.chunks_exact_mut(3).enumerate() {
+            let t = ox as f32 + 0.5;
+            let (sx, sy) = (left[0] + step[0] * t - 0.5, left[1] + step[1] * t - 0.5);
+            let (x0, y0) = (sx.floor(), sy.floor());
+            let (fx, fy) = (sx - x0, sy - y0);
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            // Inside the page the four neighbours are plain offsets; at its edges they repeat.
+            let corners = if x0 >= 0 && y0 >= 0 && x0 + 1 < w && y0 + 1 < h {
+                let p = (y0 * w + x0) as usize * 3;
+                [p, p + 3, p + stride, p + stride + 3]
+            } else {
+                [at(x0, y0), at(x0 + 1, y0), at(x0, y0 + 1), at(x0 + 1, y0 + 1)]
+            };
+            for (c, v) in rgb.iter_mut().enumerate() {
+                let [p00, p10, p01, p11] = corners.map(|p| raw[p + c] as f32);
+                let top = p00 * (1.0 - fx) + p10 * fx;
+                let bottom = p01 * (1.0 - fx) + p11 * fx;
+                // A blend of bytes is within 0–255: adding a half and truncating rounds it,
+                // without the libm call `round` is in wasm.
+                *v = (top * (1.0 - fy) + bottom * fy + 0.5) as u8;
+            }
         }
     }
     out
@@ -352,6 +367,34 @@ mod tests {
         // Upside down, the dark half is on the right.
         let c = crop_quad(&img, &q.half_turn(), 20, 10);
         assert_eq!(c.get_pixel(17, 5)[0], 0);
+    }
+
+    #[test]
+    fn a_crop_reaching_past_the_page_samples_the_quads_map_pixel_by_pixel() {
+        let img = RgbImage::from_fn(50, 30, |x, y| image::Rgb([(x * 5) as u8, (y * 8) as u8, ((x * y) % 256) as u8]));
+        // Skewed, and past the left and bottom edges, where edge pixels repeat.
+        let q = Quad([[-6.0, 12.0], [44.0, 4.0], [47.0, 36.0], [-3.0, 41.0]]);
+        let (ow, oh) = (37, 13);
+        let c = crop_quad(&img, &q, ow, oh);
+        let px = |x: f32, y: f32, ch: usize| {
+            let (x, y) = (x.clamp(0.0, 49.0) as u32, y.clamp(0.0, 29.0) as u32);
+            img.get_pixel(x, y)[ch] as f32
+        };
+        for oy in 0..oh {
+            for ox in 0..ow {
+                let [sx, sy] = q.at((ox as f32 + 0.5) / ow as f32, (oy as f32 + 0.5) / oh as f32);
+                let (sx, sy) = (sx - 0.5, sy - 0.5);
+                let (x0, y0) = (sx.floor(), sy.floor());
+                let (fx, fy) = (sx - x0, sy - y0);
+                for ch in 0..3 {
+                    let top = px(x0, y0, ch) * (1.0 - fx) + px(x0 + 1.0, y0, ch) * fx;
+                    let bottom = px(x0, y0 + 1.0, ch) * (1.0 - fx) + px(x0 + 1.0, y0 + 1.0, ch) * fx;
+                    let want = top * (1.0 - fy) + bottom * fy;
+                    let got = c.get_pixel(ox as u32, oy as u32)[ch] as f32;
+                    assert!((got - want).abs() <= 1.0, "({ox}, {oy}) channel {ch}: {got} vs {want}");
+                }
+            }
+        }
     }
 
     #[test]
