@@ -34,7 +34,10 @@ bash scripts/build-wasm.sh
 debian_install chromium
 [ -d node_modules/playwright-core ] || npm install --no-audit --no-fund >&2
 set +e
-node --test --test-reporter=spec tests/browser/ 2>&1 | tee "$log"
+# playwright's page.evaluate never times out, so a page that stalls (seen once: Chromium's
+# renderers idle for 14 minutes) would hold CI to its limit; each test file gets 20 minutes,
+# three times the slowest (WebGPU on SwiftShader, ~7).
+node --test --test-timeout=1200000 --test-reporter=spec tests/browser/ 2>&1 | tee "$log"
 browser_status=${PIPESTATUS[0]}
 set -e
 browser_passed=$(grep -oE '^ℹ pass [0-9]+' "$log" | grep -oE '[0-9]+' | tail -1)
