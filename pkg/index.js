@@ -24,8 +24,10 @@ async function toArrayBuffer(input) {
  * image needs OCR, and wonnx/ with the files prepared for WebGPU. `backend` says where the
  * OCR models run: "auto" on a hardware WebGPU adapter when the page is cross-origin
  * isolated, else the CPU; "webgpu" on any adapter, software ones too; "cpu" never on the GPU.
+ * `script` says what OCR reads: "all" the recognition model's characters (Latin, Greek,
+ * symbols, Chinese, Japanese kana), "latin" Latin-script text only, faster on the CPU.
  */
-export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/', backend = 'auto' } = {}) {
+export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/', backend = 'auto', script = 'all' } = {}) {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const pending = new Map();
   let nextId = 1;
@@ -36,7 +38,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     };
     worker.onerror = (e) => reject(new Error(`docsift worker failed to start: ${e.message || e}`));
     const base = globalThis.location?.href;
-    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models, backend });
+    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models, backend, script });
   });
   /** The OCR build's stage words (shared memory only), read while a page is being OCR'd. */
   let stepWords = null;

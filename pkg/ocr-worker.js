@@ -10,7 +10,7 @@ import { errorShape } from './errors.js';
 import { fetchModel } from './models.js';
 import { ocrBuilds } from './builds.js';
 
-/** { threads, models, backend } from the docsift worker. */
+/** { threads, models, backend, script } from the docsift worker. */
 let config = null;
 /** The build with its models: Promise<{ mod, gpu, layout }>, replaced to add the layout model. */
 let loaded = null;
@@ -85,7 +85,7 @@ function ocrModule(id, layout) {
     const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${config.models}${m}.onnx`)));
     // One GPU worker serves the mailbox, however often the models are loaded.
     const gpu = previous ? previous.gpu : await gpuFiles(mod);
-    mod.setOcrModels(det, rec, cls, layoutModel, gpu);
+    mod.setOcrModels(det, rec, cls, layoutModel, gpu, config.script);
     return { mod, gpu, layout };
   };
   loaded = loaded ? loaded.then((b) => (layout && !b.layout ? load(b) : b)) : load(null);

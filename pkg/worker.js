@@ -16,6 +16,8 @@ let poolSize = 1;
 let modelsUrl = null;
 /** Where OCR models run: 'auto' (a hardware WebGPU adapter if any), 'webgpu' (any adapter), 'cpu'. */
 let backend = 'auto';
+/** What OCR reads: 'all' or 'latin'. */
+let script = 'all';
 const aborted = new Set();
 
 /**
@@ -31,9 +33,10 @@ const yieldNow = () => new Promise((resolve) => {
   channel.port2.postMessage(0);
 });
 
-async function init(threads, models, modelBackend = 'auto') {
+async function init(threads, models, modelBackend = 'auto', modelScript = 'all') {
   modelsUrl = models;
   backend = modelBackend;
+  script = modelScript;
   const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
   if (isolated && threads > 1) {
     try {
@@ -68,7 +71,7 @@ let ocrServing = null;
 
 function startOcrWorker() {
   const w = new Worker(new URL('./ocr-worker.js', import.meta.url), { type: 'module' });
-  w.postMessage({ op: 'init', threads: poolSize, models: modelsUrl, backend });
+  w.postMessage({ op: 'init', threads: poolSize, models: modelsUrl, backend, script });
   w.onmessage = ({ data }) => {
     if (data.type !== 'result' && data.type !== 'error') {
       self.postMessage(data); // progress and OCR stages go straight to the page
@@ -204,7 +207,7 @@ self.onmessage = async (event) => {
   const msg = event.data;
   try {
     if (msg.type === 'init') {
-      self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models, msg.backend) });
+      self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models, msg.backend, msg.script) });
     } else if (msg.type === 'abort') {
       aborted.add(msg.id);
       // A page being read by OCR stops now, whichever build: its worker goes.

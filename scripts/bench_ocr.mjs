@@ -5,7 +5,8 @@
 // with ground truth, and born-digital pages rendered by `docsift render` whose own text
 // layer is the truth. CER and word F1 after whitespace normalisation. Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
-//   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1]
+//   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1] [--script all|latin]
+// (`--script latin`: docsift reads Latin script only, as tesseract.js's eng does.)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,6 +21,7 @@ const TARGET = process.env.CARGO_TARGET_DIR || join(process.env.HOME, '.cache', 
 const DOCSIFT = join(TARGET, 'release', 'docsift');
 const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1]) || 2;
 const threads = Number(process.argv[process.argv.indexOf('--threads') + 1]) || 1;
+const script = process.argv.includes('--script') ? process.argv[process.argv.indexOf('--script') + 1] : 'all';
 const require = createRequire(join(ROOT, 'package.json'));
 const { createWorker } = require('tesseract.js');
 const langPath = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
@@ -46,7 +48,7 @@ const build = ocrBuilds(false)[0];
 const wasm = await import(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm.js'));
 const { decodePage } = await import(join(ROOT, 'pkg', 'decode.js'));
 await wasm.default({ module_or_path: readFileSync(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm_bg.wasm')) });
-wasm.setOcrModels(...['det', 'rec', 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))));
+wasm.setOcrModels(...['det', 'rec', 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))), undefined, undefined, script);
 
 // Best of `repeat` after one read that builds the wasm build's plans (the CLI's bench warms up too).
 const best = async (read) => {
@@ -62,9 +64,9 @@ const best = async (read) => {
 const worker = await createWorker('eng', 1, { langPath, cachePath: tmp, gzip: true });
 const rows = [];
 for (const [name, img, truth] of pages) {
-  const bench = ds(['bench', '--repeat', String(repeat), '--threads', String(threads), img]);
+  const bench = ds(['bench', '--repeat', String(repeat), '--threads', String(threads), '--script', script, img]);
   const dsSecs = Number(bench.split('\n').find((l) => l.startsWith('TOTAL')).split('\t')[2]);
-  const dsText = ds(['extract', img]);
+  const dsText = ds(['extract', '--script', script, img]);
   const bytes = readFileSync(img);
   const w = await best(async () => decodePage(wasm.extractImage(bytes).page).text);
   const t = await best(async () => (await worker.recognize(bytes)).data.text);
@@ -74,7 +76,7 @@ for (const [name, img, truth] of pages) {
 await worker.terminate();
 
 const fmt = (v, d = 3) => v.toFixed(d);
-console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); tesseract.js: one worker; best of ${repeat}`);
+console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); script ${script}; tesseract.js: one worker; best of ${repeat}`);
 console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
 const line = (name, r, n) =>
   console.log(`${name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.wasmSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.tSecs / r.wasmSecs, 2)}\t${fmt(r.dsCer / n)}\t${fmt(r.tCer / n)}\t${fmt(r.dsF1 / n)}\t${fmt(r.tF1 / n)}`);

@@ -6,7 +6,7 @@
 // (tesseract.js reads a page on one thread whatever its worker count). --plain-simd keeps
 // docsift off the relaxed SIMD builds (as in engines without it). Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
-//   node scripts/bench_ocr_browser.mjs [--repeat 2] [--threads 1] [--plain-simd]
+//   node scripts/bench_ocr_browser.mjs [--repeat 2] [--threads 1] [--plain-simd] [--script all|latin]
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
 const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1]) || 2;
 const threads = Number(process.argv[process.argv.indexOf('--threads') + 1]) || 1;
+const script = process.argv.includes('--script') ? process.argv[process.argv.indexOf('--script') + 1] : 'all';
 const plainSimd = process.argv.includes('--plain-simd');
 const require = createRequire(join(ROOT, 'package.json'));
 const dir = (pkg) => dirname(require.resolve(`${pkg}/package.json`));
@@ -45,10 +46,10 @@ const builds = new Set();
 page.on('response', (r) => r.ok() && builds.add(r.url().match(/\/wasm\/(ocr[\w-]*)\//)?.[1]));
 if (plainSimd) await page.route(/\/wasm\/ocr[\w-]*-relaxed\//, (route) => route.abort());
 await page.goto(server.url + 'pkg/package.json');
-const results = await page.evaluate(async ({ pages, repeat, threads }) => {
+const results = await page.evaluate(async ({ pages, repeat, threads, script }) => {
   const { createDocsift } = await import('/pkg/index.js');
   const { default: Tesseract } = await import('/tess/tesseract.esm.min.js');
-  const ds = await createDocsift({ threads, models: '/models/' });
+  const ds = await createDocsift({ threads, models: '/models/', script });
   const tess = await Tesseract.createWorker('eng', 1, { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false });
   const best = async (f) => {
     let secs = Infinity, text = '';
@@ -74,12 +75,12 @@ const results = await page.evaluate(async ({ pages, repeat, threads }) => {
   }
   await tess.terminate();
   return out;
-}, { pages: pages.map(([n, p]) => [n, p]), repeat, threads });
+}, { pages: pages.map(([n, p]) => [n, p]), repeat, threads, script });
 await browser.close();
 await server.close();
 
 builds.delete(undefined);
-console.log(`headless Chromium, docsift's ${[...builds].join(', ')} build on ${threads} thread(s), tesseract.js one worker, best of ${repeat}, models loaded beforehand`);
+console.log(`headless Chromium, docsift's ${[...builds].join(', ')} build on ${threads} thread(s), script ${script}, tesseract.js one worker, best of ${repeat}, models loaded beforehand`);
 console.log('page\tdocsift s\ttesseract.js s\tdocsift CER\ttesseract CER');
 let sd = 0, st = 0;
 for (const [i, r] of results.entries()) {

@@ -38,8 +38,9 @@ function native(path, args = []) {
 /**
  * Extraction in a page of `on` (isolated: the threaded builds run on a pool of 2); with
  * `plainSimd`, the relaxed SIMD builds fail to load, as where they are not served.
+ * `create`: more options of createDocsift.
  */
-async function inBrowser(path, options = {}, on = server, plainSimd = false) {
+async function inBrowser(path, options = {}, on = server, plainSimd = false, create = {}) {
   const page = await browser.newPage();
   const requests = [];
   const served = [];
@@ -47,9 +48,9 @@ async function inBrowser(path, options = {}, on = server, plainSimd = false) {
   page.on('response', (r) => r.ok() && served.push(r.url()));
   if (plainSimd) await page.route(/\/wasm\/ocr[\w-]*-relaxed\//, (route) => route.abort());
   await page.goto(on.url + 'pkg/package.json');
-  const result = await page.evaluate(async ({ path, options }) => {
+  const result = await page.evaluate(async ({ path, options, create }) => {
     const { createDocsift } = await import('/pkg/index.js');
-    const ds = await createDocsift({ threads: 2, models: '/models/' });
+    const ds = await createDocsift({ threads: 2, models: '/models/', ...create });
     const stages = new Set();
     const steps = new Set();
     const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
@@ -57,7 +58,7 @@ async function inBrowser(path, options = {}, on = server, plainSimd = false) {
     const doc = await ds.extract(bytes, { ...options, onProgress: (p) => { stages.add(p.stage); if (p.step) steps.add(p.step.name); } });
     const seconds = (performance.now() - started) / 1000;
     return { seconds, stages: [...stages], steps: [...steps], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, blocks: p.blocks, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
-  }, { path, options });
+  }, { path, options, create });
   await page.close();
   const origin = new URL(on.url).origin;
   // Object URLs (the thread pool's workers) are local, not requests.
@@ -102,6 +103,12 @@ for (const [path, on, build, plainSimd] of [
     assertSameReading(got, want, path);
   });
 }
+
+test('script: "latin" reads an image as the CLI\'s --script latin does, and an unknown script is refused', { timeout: 300_000 }, async () => {
+  const path = 'ocr/tesseract-test/testing/phototest.tif';
+  assertSameReading(await inBrowser(path, {}, plain, false, { script: 'latin' }), native(path, ['--script', 'latin']), path);
+  await assert.rejects(inBrowser(path, {}, plain, false, { script: 'klingon' }), /unknown OCR script "klingon"/);
+});
 
 test('ocr: "off" leaves a scan unread', { timeout: 120_000 }, async () => {
   const got = await inBrowser('ocr/ocrmypdf/tests/resources/ccitt.pdf', { ocr: 'off' });

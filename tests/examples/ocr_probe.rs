@@ -8,7 +8,8 @@ fn main() {
     let path = args.next().expect("usage: ocr_probe FILE [PAGE]");
     let page: usize = args.next().and_then(|p| p.parse().ok()).unwrap_or(1);
     let t = Instant::now();
-    let engine = docsift::OcrModels::from_dir(docsift::default_models_dir()).engine().expect("models");
+    let engine =
+        docsift::OcrModels::from_dir(docsift::default_models_dir(), docsift::OcrScript::All).engine().expect("models");
     eprintln!("load {:?}", t.elapsed());
     let bytes = std::fs::read(&path).expect("file");
     let img = match docsift::sniff(&bytes) {

@@ -192,13 +192,13 @@ pub mod neardup {
     pub struct Rng(pub u64);
 
     impl Rng {
-        pub fn next(&mut self) -> u64 {
+        pub fn next_u64(&mut self) -> u64 {
             self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             self.0 >> 33
         }
 
         pub fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
+            self.next_u64() % n
         }
     }
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use docsift::{Document, OcrMode, Options};
+use docsift::{Document, OcrMode, OcrScript, Options};
 use docsift_model::Origin;
 use docsift_tests::{collapse_ws, corpus, extract_with, manifest, token_f1};
 
@@ -25,7 +25,11 @@ fn models() -> Option<PathBuf> {
 }
 
 fn engine(dir: &Path) -> Arc<docsift::OcrModels> {
-    let models = docsift::OcrModels::from_dir(dir.to_path_buf());
+    engine_reading(dir, OcrScript::All)
+}
+
+fn engine_reading(dir: &Path, script: OcrScript) -> Arc<docsift::OcrModels> {
+    let models = docsift::OcrModels::from_dir(dir.to_path_buf(), script);
     models.engine().expect("models load");
     Arc::new(models)
 }
@@ -86,8 +90,19 @@ const BARS: &[(&str, f64, f64)] = &[
 
 #[test]
 fn ocr_corpus_meets_its_bars_and_prints_cer_per_file() {
+    corpus_meets_its_bars(OcrScript::All);
+}
+
+/// Reading Latin script only (the model's output cut to those classes), the corpus — all
+/// of it Latin-script — reads as well.
+#[test]
+fn ocr_corpus_read_as_latin_script_meets_the_same_bars() {
+    corpus_meets_its_bars(OcrScript::Latin);
+}
+
+fn corpus_meets_its_bars(script: OcrScript) {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let models = engine(&dir);
+    let models = engine_reading(&dir, script);
     let m = manifest(&corpus, "ocr");
     let mut failures = Vec::new();
     for e in m["entries"].as_array().expect("entries") {
@@ -102,7 +117,7 @@ fn ocr_corpus_meets_its_bars_and_prints_cer_per_file() {
         // Multi-page entries (the same page at four rotations) are scored page by page.
         for p in &doc.pages {
             let (c, f) = (cer(&p.text, &truth), token_f1(&p.text, &truth));
-            println!("ocr {id:<20} page {} CER {c:.3} word F1 {f:.3}", p.number);
+            println!("ocr {script:?} {id:<20} page {} CER {c:.3} word F1 {f:.3}", p.number);
             if c > max_cer || f < min_f1 {
                 failures.push(format!("{id} page {}: CER {c:.3} (bar {max_cer}), F1 {f:.3} (bar {min_f1})", p.number));
             }
@@ -220,8 +235,8 @@ fn a_page_reports_its_ocr_stages_in_order() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = seen.clone();
-    let models =
-        docsift::OcrModels::from_dir(dir).with_steps(move |s| record.lock().unwrap_or_else(|p| p.into_inner()).push(s));
+    let models = docsift::OcrModels::from_dir(dir, docsift::OcrScript::All)
+        .with_steps(move |s| record.lock().unwrap_or_else(|p| p.into_inner()).push(s));
     let doc =
         extract_with(&corpus.join("ocr/tesseract-test/testing/phototest.tif"), &opts(&Arc::new(models), OcrMode::Auto))
             .expect("phototest");
@@ -238,6 +253,32 @@ fn a_page_reports_its_ocr_stages_in_order() {
     let mut done: Vec<usize> = recognised.iter().map(|r| r.0).collect();
     done.sort_unstable();
     assert_eq!(done, (1..=total).collect::<Vec<_>>(), "each call counted once, up to the total");
+}
+
+/// Reading Latin script, an engine whose recognition model has its output cut to the
+/// script's classes (tract) reads a page as one renormalising the full output over them (as
+/// on wonnx, whose prepared models keep every class).
+#[test]
+fn a_cut_output_layer_reads_as_the_full_one_renormalised() {
+    use docsift_ocr::{Engine, ModelKind, Script, TractBackend, decode_image};
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let files: Vec<(ModelKind, Vec<u8>)> = [ModelKind::Detection, ModelKind::Recognition, ModelKind::Orientation]
+        .into_iter()
+        .map(|k| (k, std::fs::read(dir.join(k.file_name())).expect("model")))
+        .collect();
+    let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    let (_, dictionary) = docsift_ocr::cpu_backend(&refs, Script::All).expect("dictionary");
+    let cut = Engine::from_onnx(&refs, Script::Latin).expect("cut engine");
+    let full = Engine::new(Box::new(TractBackend::new(&refs).expect("loads")), &dictionary, Script::Latin);
+    let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
+        .expect("decodes");
+    let read = |e: &Engine| e.read_lines(&page, &mut |_| true).expect("reads");
+    let (want, got) = (read(&full), read(&cut));
+    assert!(want.len() >= 8, "too little read: {want:?}");
+    assert_eq!(got.iter().map(|l| &l.text).collect::<Vec<_>>(), want.iter().map(|l| &l.text).collect::<Vec<_>>());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g.confidence - w.confidence).abs() < 1e-4, "{}: {} vs {}", g.text, g.confidence, w.confidence);
+    }
 }
 
 /// Recognition plans for new line widths come from one graph typed with a symbolic width

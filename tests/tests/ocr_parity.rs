@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use docsift_ocr::{Backend, Engine, ModelKind, Tensor, TractBackend, WonnxBackend, bgr_tensor, decode_image};
+use docsift_ocr::{
+    Backend, Engine, ModelKind, Script, Tensor, TractBackend, WonnxBackend, bgr_tensor, decode_image, rec_dictionary,
+};
 use docsift_tests::corpus;
 use image::imageops::{FilterType, resize};
 
@@ -105,10 +107,10 @@ fn a_page_read_on_wonnx_reads_as_on_tract() {
     let files: Vec<(ModelKind, Vec<u8>)> =
         ModelKind::ALL.iter().map(|&k| (k, std::fs::read(dir.join(k.file_name())).expect("model"))).collect();
     let borrowed: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, &b[..])).collect();
-    let cpu = Engine::from_onnx(&borrowed).expect("tract engine");
-    let dictionary =
-        original(&dir, ModelKind::Recognition).metadata(ModelKind::Recognition, "character").expect("dict");
-    let gpu = Engine::new(Box::new(WonnxBackend::open(&dir).expect("wonnx")), &dictionary);
+    let cpu = Engine::from_onnx(&borrowed, Script::All).expect("tract engine");
+    let dictionary = rec_dictionary(&std::fs::read(dir.join(ModelKind::Recognition.file_name())).expect("model"))
+        .expect("dictionary");
+    let gpu = Engine::new(Box::new(WonnxBackend::open(&dir).expect("wonnx")), &dictionary, Script::All);
     let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
         .expect("decodes");
     let read = |e: &Engine| {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use docsift::{Document, Error, Options, parse_page_list};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -80,14 +80,8 @@ enum Command {
         /// page blocks; on pages with native text they hold the native lines.
         #[arg(long)]
         layout: bool,
-        /// Folder of the OCR model files (default: $DOCSIFT_MODELS, else
-        /// ~/.cache/docsift-tools/models, filled by `python3 scripts/models.py`).
-        #[arg(long)]
-        models: Option<PathBuf>,
-        /// Where the models run: the CPU (tract), or the GPU through WebGPU's native
-        /// backends (wonnx on Vulkan/Metal/DX12).
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: BackendArg,
+        #[command(flatten)]
+        models: ModelArgs,
     },
     /// Find near-duplicate documents among files (directories are walked).
     Dedup {
@@ -126,11 +120,8 @@ enum Command {
         /// Repeat each file this many times and report the best run.
         #[arg(long, default_value_t = 3)]
         repeat: usize,
-        /// Folder of the OCR model files, for scans and images (as for `extract`).
-        #[arg(long)]
-        models: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: BackendArg,
+        #[command(flatten)]
+        models: ModelArgs,
         /// As for `extract`; `off` measures text extraction alone.
         #[arg(long, value_enum, default_value = "auto")]
         ocr: OcrArg,
@@ -218,12 +209,40 @@ enum BackendArg {
     Webgpu,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum ScriptArg {
+    /// Every character the recognition model knows: Latin, Greek, symbols, Chinese, Japanese kana.
+    All,
+    /// Latin-script text only (accented letters, Greek, digits, punctuation, symbols); faster on the CPU.
+    Latin,
+}
+
+/// The OCR models: where they are, where they run, what they read.
+#[derive(Args)]
+struct ModelArgs {
+    /// Folder of the OCR model files (default: $DOCSIFT_MODELS, else
+    /// ~/.cache/docsift-tools/models, filled by `python3 scripts/models.py`).
+    #[arg(long)]
+    models: Option<PathBuf>,
+    /// Where the models run: the CPU (tract), or the GPU through WebGPU's native
+    /// backends (wonnx on Vulkan/Metal/DX12).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: BackendArg,
+    /// The characters OCR may read.
+    #[arg(long, value_enum, default_value = "all")]
+    script: ScriptArg,
+}
+
 /// OCR models from `--models`, else the default folder, on the chosen backend; read on first use.
-fn ocr_models(arg: Option<PathBuf>, backend: BackendArg) -> docsift::OcrModels {
-    let dir = arg.unwrap_or_else(docsift::default_models_dir);
-    match backend {
-        BackendArg::Cpu => docsift::OcrModels::from_dir(dir),
-        BackendArg::Webgpu => docsift::OcrModels::from_dir_on_gpu(dir),
+fn ocr_models(args: ModelArgs) -> docsift::OcrModels {
+    let dir = args.models.unwrap_or_else(docsift::default_models_dir);
+    let script = match args.script {
+        ScriptArg::All => docsift::OcrScript::All,
+        ScriptArg::Latin => docsift::OcrScript::Latin,
+    };
+    match args.backend {
+        BackendArg::Cpu => docsift::OcrModels::from_dir(dir, script),
+        BackendArg::Webgpu => docsift::OcrModels::from_dir_on_gpu(dir, script),
     }
 }
 
@@ -243,8 +262,7 @@ struct ExtractArgs {
     format: Format,
     ocr: OcrArg,
     layout: bool,
-    models: Option<PathBuf>,
-    backend: BackendArg,
+    models: ModelArgs,
 }
 
 fn extract(files: &[PathBuf], args: ExtractArgs) -> Result<(), String> {
@@ -257,9 +275,7 @@ fn extract(files: &[PathBuf], args: ExtractArgs) -> Result<(), String> {
         password: args.password,
         ocr: ocr_mode(args.ocr),
         layout: args.layout,
-        ocr_models: Some(Arc::new(
-            ocr_models(args.models, args.backend).with_steps(move |s| steps.set_prefix(ocr_step(s))),
-        )),
+        ocr_models: Some(Arc::new(ocr_models(args.models).with_steps(move |s| steps.set_prefix(ocr_step(s))))),
         ..Options::default()
     };
     let never = AtomicBool::new(false);
@@ -323,13 +339,12 @@ fn bench(
     threads: usize,
     repeat: usize,
     ocr: docsift::OcrMode,
-    models: Option<PathBuf>,
-    backend: BackendArg,
+    models: ModelArgs,
 ) -> Result<(), String> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
     let never = AtomicBool::new(false);
     // Models load on the first page that needs OCR, so only that file's first run pays for it.
-    let opts = Options { ocr, ocr_models: Some(Arc::new(ocr_models(models, backend))), ..Options::default() };
+    let opts = Options { ocr, ocr_models: Some(Arc::new(ocr_models(models))), ..Options::default() };
     let (mut total_pages, mut total_secs) = (0usize, 0f64);
     println!("file\tpages\tseconds\tpages/s");
     for path in files {
@@ -497,12 +512,10 @@ fn dedup(paths: &[PathBuf], config: docsift::dedup::Config, format: DedupFormat)
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Extract { files, pages, password, format, ocr, layout, models, backend } => {
-            extract(&files, ExtractArgs { pages, password, format, ocr, layout, models, backend })
+        Command::Extract { files, pages, password, format, ocr, layout, models } => {
+            extract(&files, ExtractArgs { pages, password, format, ocr, layout, models })
         }
-        Command::Bench { files, threads, repeat, models, backend, ocr } => {
-            bench(&files, threads, repeat, ocr_mode(ocr), models, backend)
-        }
+        Command::Bench { files, threads, repeat, models, ocr } => bench(&files, threads, repeat, ocr_mode(ocr), models),
         Command::Render { file, page, dpi, password, output } => render(&file, page, dpi, password, &output),
         Command::Html { paths, format, url } => html(&paths, format, url),
         Command::Dedup { paths, threshold, shingles, num_perm, format } => {

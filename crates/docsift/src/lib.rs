@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[cfg(feature = "ocr")]
 mod ocr;
 #[cfg(feature = "ocr")]
-pub use docsift_ocr::{self as ocr_models, Engine as OcrEngine, ModelKind, Step as OcrStep};
+pub use docsift_ocr::{self as ocr_models, Engine as OcrEngine, ModelKind, Script as OcrScript, Step as OcrStep};
 #[cfg(feature = "ocr")]
 pub use ocr::{OcrModels, default_models_dir, read_model_files};
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use docsift_model::{Error, ErrorKind, Page, Warning};
-use docsift_ocr::{Engine, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Step};
+use docsift_ocr::{Engine, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Script, Step};
 
 use crate::{OcrMode, Options, needs_ocr};
 
@@ -90,25 +90,26 @@ impl OcrModels {
         OcrModels { load: Box::new(load), engine: OnceLock::new(), steps: None }
     }
 
-    /// The models in `dir` (file names from models/manifest.json), read on first use.
-    pub fn from_dir(dir: PathBuf) -> OcrModels {
+    /// The models in `dir` (file names from models/manifest.json), read on first use,
+    /// reading `script`.
+    pub fn from_dir(dir: PathBuf, script: Script) -> OcrModels {
         OcrModels::lazy(move || {
             let files = read_model_files(&dir)?;
             let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
-            Engine::from_onnx(&refs).map_err(to_error)
+            Engine::from_onnx(&refs, script).map_err(to_error)
         })
     }
 
     /// The models in `dir` run on the GPU (wonnx), from the static-shape files
     /// `scripts/models.py` prepared under `dir/wonnx`; fails on first use without an adapter.
     #[cfg(feature = "webgpu")]
-    pub fn from_dir_on_gpu(dir: PathBuf) -> OcrModels {
+    pub fn from_dir_on_gpu(dir: PathBuf, script: Script) -> OcrModels {
         OcrModels::lazy(move || {
             let rec = std::fs::read(dir.join(ModelKind::Recognition.file_name()))
                 .map_err(|e| Error::new(ErrorKind::Model, format!("{}: {e}", dir.display())))?;
             let dictionary = docsift_ocr::rec_dictionary(&rec).map_err(to_error)?;
             let gpu = docsift_ocr::WonnxBackend::open(&dir).map_err(to_error)?;
-            Ok(Engine::new(Box::new(gpu), &dictionary))
+            Ok(Engine::new(Box::new(gpu), &dictionary, script))
         })
     }
 

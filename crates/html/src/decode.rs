@@ -68,8 +68,11 @@ fn charset_in_content(content: &[u8]) -> Option<Vec<u8>> {
     (!value.is_empty()).then_some(value)
 }
 
+/// A tag's attribute: name and value bytes.
+type Attribute = (Vec<u8>, Vec<u8>);
+
 /// Attributes of one tag starting after its name; returns (attrs, end offset).
-fn attributes(b: &[u8], mut i: usize) -> (Vec<(Vec<u8>, Vec<u8>)>, usize) {
+fn attributes(b: &[u8], mut i: usize) -> (Vec<Attribute>, usize) {
     let mut out = Vec::new();
     loop {
         while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b'/') {

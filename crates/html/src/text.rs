@@ -115,11 +115,9 @@ fn walk(dom: &Dom, node: NodeId, w: &mut Writer, pre: bool, depth: usize) {
                     w.newline(false);
                     return;
                 }
-                "td" | "th" => {
-                    if !w.out.ends_with('\n') && !w.out.is_empty() {
-                        w.out.push('\t');
-                        w.space = false;
-                    }
+                "td" | "th" if !w.out.ends_with('\n') && !w.out.is_empty() => {
+                    w.out.push('\t');
+                    w.space = false;
                 }
                 "img" => {
                     if let Some(alt) = dom.attr(node, "alt").filter(|a| !a.trim().is_empty()) {

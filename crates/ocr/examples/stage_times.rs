@@ -1,16 +1,20 @@
 //! Seconds per OCR stage (detection, orientation, marks beside lines, recognition) on one image with the CPU
 //! models, twice (the first round includes building tract's plans), to see where a page's
 //! time goes. Runs on rayon's global pool (`RAYON_NUM_THREADS=1` for one thread).
-//! `cargo run --release -p docsift-ocr --features parallel --example stage_times -- MODELS_DIR IMAGE`
+//! `cargo run --release -p docsift-ocr --features parallel --example stage_times -- [--latin] MODELS_DIR IMAGE`
 
 use std::time::Instant;
 
-use docsift_ocr::{Engine, ModelKind, decode_image};
+use docsift_ocr::{Engine, ModelKind, Script, decode_image};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [models, image] = args.as_slice() else {
-        return Err("usage: stage_times MODELS_DIR IMAGE".into());
+    let (script, args) = match args.split_first() {
+        Some((flag, rest)) if flag == "--latin" => (Script::Latin, rest),
+        _ => (Script::All, args.as_slice()),
+    };
+    let [models, image] = args else {
+        return Err("usage: stage_times [--latin] MODELS_DIR IMAGE".into());
     };
     let kinds = [ModelKind::Detection, ModelKind::Recognition, ModelKind::Orientation];
     let bytes = kinds
@@ -18,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|k| std::fs::read(std::path::Path::new(models).join(k.file_name())))
         .collect::<Result<Vec<_>, _>>()?;
     let files: Vec<(ModelKind, &[u8])> = kinds.into_iter().zip(bytes.iter().map(Vec::as_slice)).collect();
-    let engine = Engine::from_onnx(&files)?;
+    let engine = Engine::from_onnx(&files, script)?;
     let img = decode_image(&std::fs::read(image)?)?;
     for round in 1..=2 {
         let t = Instant::now();

@@ -25,6 +25,7 @@ pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
 pub use raster::{PdfRenderer, RenderedPage, decode_image, encode_png, resized};
+pub use rec::Script;
 pub use tract::TractBackend;
 #[cfg(feature = "wonnx")]
 pub use webgpu::{PREPARED_DIR, WonnxBackend, adapter_available};
@@ -109,6 +110,10 @@ impl std::fmt::Debug for Engine {
 /// The OCR models on one backend, with the recognition dictionary.
 pub struct Engine {
     backend: Box<dyn Backend>,
+    /// How many classes recognition's full output has (blank, the dictionary, space).
+    all_classes: usize,
+    /// The classes the script reads (indices into the full output), and their characters.
+    kept: Vec<usize>,
     classes: Vec<char>,
     pub det: DetParams,
 }
@@ -116,20 +121,19 @@ pub struct Engine {
 impl Engine {
     /// The CPU engine from model files (`ModelKind::file_name` in models/manifest.json);
     /// the layout model is optional.
-    pub fn from_onnx(files: &[(ModelKind, &[u8])]) -> Result<Engine, OcrError> {
-        for kind in [ModelKind::Detection, ModelKind::Recognition, ModelKind::Orientation] {
-            if !files.iter().any(|(k, _)| *k == kind) {
-                return Err(OcrError::MissingModel(kind));
-            }
-        }
-        let tract = TractBackend::new(files)?;
-        let dictionary = tract.metadata(ModelKind::Recognition, "character").ok_or(OcrError::NoDictionary)?;
-        Ok(Engine::new(Box::new(tract), &dictionary))
+    pub fn from_onnx(files: &[(ModelKind, &[u8])], script: Script) -> Result<Engine, OcrError> {
+        let (tract, dictionary) = cpu_backend(files, script)?;
+        Ok(Engine::new(Box::new(tract), &dictionary, script))
     }
 
-    /// An engine on any backend, with the recognition model's dictionary (one entry per line).
-    pub fn new(backend: Box<dyn Backend>, dictionary: &str) -> Engine {
-        Engine { backend, classes: rec::classes(dictionary), det: DetParams::default() }
+    /// An engine on any backend, with the recognition model's dictionary (one entry per
+    /// line), reading `script`. The backend's recognition output may hold every class or
+    /// only the script's (`cpu_backend`).
+    pub fn new(backend: Box<dyn Backend>, dictionary: &str, script: Script) -> Engine {
+        let all = rec::classes(dictionary);
+        let kept = rec::kept_classes(&all, script);
+        let classes = kept.iter().map(|&i| all[i]).collect();
+        Engine { backend, all_classes: all.len(), kept, classes, det: DetParams::default() }
     }
 
     pub fn backend_name(&self) -> &'static str {
@@ -310,9 +314,22 @@ impl Engine {
                 message: format!("unexpected output shape {:?}", probs.shape),
             });
         };
+        if classes != self.classes.len() && classes != self.all_classes {
+            return Err(OcrError::Model {
+                model: ModelKind::Recognition,
+                message: format!("{classes} classes out, the dictionary has {}", self.all_classes),
+            });
+        }
         Ok((0..n.min(quads.len()))
             .filter_map(|slot| {
                 let row = &probs.data[slot * steps * classes..(slot + 1) * steps * classes];
+                let kept;
+                let row = if classes == self.classes.len() {
+                    row
+                } else {
+                    kept = rec::keep_class_probabilities(row, steps, &self.kept);
+                    &kept
+                };
                 let decoded = rec::ctc_greedy(row, steps, &self.classes);
                 let decoded = rec::space_spaced_marks(decoded, w as f32 / steps as f32);
                 decoded_to_line(&quads[slot], &decoded, steps, w, widths[slot])
@@ -330,9 +347,24 @@ impl Engine {
 
 /// The character dictionary stored in a recognition model file (its `character` metadata).
 pub fn rec_dictionary(rec_onnx: &[u8]) -> Result<String, OcrError> {
-    TractBackend::new(&[(ModelKind::Recognition, rec_onnx)])?
-        .metadata(ModelKind::Recognition, "character")
+    tract::onnx_metadata(rec_onnx, "character")
+        .map_err(|message| OcrError::Model { model: ModelKind::Recognition, message })?
         .ok_or(OcrError::NoDictionary)
+}
+
+/// The CPU backend for an engine reading `script`, and the recognition dictionary: the
+/// detection, recognition and orientation models are required, layout is optional.
+/// Recognition's output layer keeps only the script's classes, so a script of fewer
+/// characters reads faster.
+pub fn cpu_backend(files: &[(ModelKind, &[u8])], script: Script) -> Result<(TractBackend, String), OcrError> {
+    let find = |kind| files.iter().find(|(k, _)| *k == kind).map(|&(_, b)| b).ok_or(OcrError::MissingModel(kind));
+    find(ModelKind::Detection)?;
+    find(ModelKind::Orientation)?;
+    let dictionary = rec_dictionary(find(ModelKind::Recognition)?)?;
+    let all = rec::classes(&dictionary);
+    let kept = rec::kept_classes(&all, script);
+    let cut = (kept.len() < all.len()).then_some(kept.as_slice());
+    Ok((TractBackend::keeping_classes(files, cut)?, dictionary))
 }
 
 /// Of a runtime's static input shapes (N×C×H×W), the smallest that holds h×w, else the

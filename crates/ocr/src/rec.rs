@@ -221,6 +221,68 @@ pub fn classes(dictionary: &str) -> Vec<char> {
     v
 }
 
+/// The characters a page may be read as.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Script {
+    /// Every character of the dictionary: Latin, Greek, digits, punctuation, symbols,
+    /// Chinese, Japanese kana.
+    #[default]
+    All,
+    /// Latin-script text: the dictionary without its East Asian characters (`east_asian`),
+    /// as a Latin-only language model (tesseract's eng) reads. A line can no longer come out
+    /// as Chinese look-alikes, and on the CPU the model's output layer shrinks with it: 618
+    /// of PP-OCRv6's 6,906 classes, a quarter less recognition time.
+    Latin,
+}
+
+impl Script {
+    pub fn keeps(self, c: char) -> bool {
+        match self {
+            Script::All => true,
+            Script::Latin => !east_asian(c),
+        }
+    }
+}
+
+/// Whether a character belongs to the Chinese, Japanese or Korean scripts, their punctuation
+/// or their full-width and vertical forms (by Unicode block).
+pub fn east_asian(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x1100..=0x11FF // Hangul Jamo
+            | 0x2E80..=0x9FFF // radicals, CJK punctuation, kana, Bopomofo, enclosed CJK, ideographs
+            | 0xA960..=0xA97F // Hangul Jamo extended A
+            | 0xAC00..=0xD7FF // Hangul syllables, Jamo extended B
+            | 0xF900..=0xFAFF // compatibility ideographs
+            | 0xFE10..=0xFE1F // vertical forms
+            | 0xFE30..=0xFE6F // compatibility and small forms
+            | 0xFF00..=0xFFEF // half-width and full-width forms
+            | 0x20000..=0x3FFFF // supplementary ideographic planes
+    )
+}
+
+/// The classes (indices into `classes`) `script` reads: blank and space always.
+pub fn kept_classes(classes: &[char], script: Script) -> Vec<usize> {
+    let last = classes.len().saturating_sub(1);
+    (0..classes.len()).filter(|&i| i == 0 || i == last || script.keeps(classes[i])).collect()
+}
+
+/// Class probabilities of `steps` steps over all classes -> over the `kept` ones, each step
+/// renormalised: what a softmax over the kept classes' logits alone gives.
+pub fn keep_class_probabilities(probs: &[f32], steps: usize, kept: &[usize]) -> Vec<f32> {
+    let n = probs.len() / steps.max(1);
+    let mut out = Vec::with_capacity(steps * kept.len());
+    for row in probs.chunks_exact(n.max(1)).take(steps) {
+        let start = out.len();
+        out.extend(kept.iter().map(|&i| row.get(i).copied().unwrap_or(0.0)));
+        let sum: f32 = out[start..].iter().sum();
+        if sum > 0.0 {
+            out[start..].iter_mut().for_each(|p| *p /= sum);
+        }
+    }
+    out
+}
+
 /// CTC greedy decoding of one line: best class per step, repeats merged, blanks dropped, and
 /// spaces put back where the gap between two characters was likely one (`SPACE_MIN_PROBABILITY`).
 pub fn ctc_greedy(probs: &[f32], steps: usize, classes: &[char]) -> Vec<Decoded> {
@@ -272,11 +334,11 @@ pub fn ctc_greedy(probs: &[f32], steps: usize, classes: &[char]) -> Vec<Decoded>
 /// Latin punctuation and digits as their full-width forms (U+FF01..U+FF5E). Those become
 /// ASCII unless a neighbour is CJK, where the full-width form is the right one.
 fn latin_width_forms(chars: &mut [Decoded]) {
-    let is_cjk = |c: char| matches!(c as u32, 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF01..=0xFF5E);
     let wide = |c: char| matches!(c as u32, 0xFF01..=0xFF5E);
     let cjk_near = |chars: &[Decoded], i: usize| {
-        let before = chars[..i].iter().rev().find(|d| d.ch != ' ').is_some_and(|d| is_cjk(d.ch) && !wide(d.ch));
-        let after = chars[i + 1..].iter().find(|d| d.ch != ' ').is_some_and(|d| is_cjk(d.ch) && !wide(d.ch));
+        let cjk = |d: &Decoded| east_asian(d.ch) && !wide(d.ch);
+        let before = chars[..i].iter().rev().find(|d| d.ch != ' ').is_some_and(cjk);
+        let after = chars[i + 1..].iter().find(|d| d.ch != ' ').is_some_and(cjk);
         before || after
     };
     for i in 0..chars.len() {
@@ -336,6 +398,22 @@ mod tests {
         rows[space] = 0.3;
         rows[2 * classes.len() + space] = 0.3;
         assert_eq!(ctc_greedy(&rows, 5, &classes).iter().map(|d| d.ch).collect::<String>(), "a b");
+    }
+
+    #[test]
+    fn latin_reads_blank_space_latin_greek_and_symbols_but_no_east_asian_characters() {
+        let classes = classes("a\n中\n，\né\nα\nか\n€\n한");
+        assert_eq!(kept_classes(&classes, Script::All), (0..classes.len()).collect::<Vec<_>>());
+        let latin: String = kept_classes(&classes, Script::Latin).into_iter().map(|i| classes[i]).collect();
+        assert_eq!(latin, "\0aéα€ ");
+    }
+
+    #[test]
+    fn kept_class_probabilities_are_renormalised_per_step() {
+        let probs = [0.5, 0.25, 0.25, 0.1, 0.8, 0.1];
+        let kept = keep_class_probabilities(&probs, 2, &[0, 2]);
+        let want = [2.0 / 3.0, 1.0 / 3.0, 0.5, 0.5];
+        assert!(kept.iter().zip(want).all(|(k, w)| (k - w).abs() < 1e-6), "{kept:?}");
     }
 
     #[test]

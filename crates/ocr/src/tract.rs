@@ -43,23 +43,22 @@ fn tract_err(model: ModelKind, e: impl std::fmt::Display) -> OcrError {
 impl TractBackend {
     /// Loads the given ONNX files (bytes per model).
     pub fn new(files: &[(ModelKind, &[u8])]) -> Result<Self, OcrError> {
+        Self::keeping_classes(files, None)
+    }
+
+    /// As `new`, with recognition's output cut to the classes at `rec_classes` (indices
+    /// into its last dimension; see `keep_classes`).
+    pub fn keeping_classes(files: &[(ModelKind, &[u8])], rec_classes: Option<&[usize]>) -> Result<Self, OcrError> {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         crate::wasm_kernel::register();
         let mut models = HashMap::new();
         for &(kind, bytes) in files {
-            let model = tract_onnx::onnx()
-                .with_ignore_value_info(true)
-                .model_for_read(&mut &bytes[..])
-                .map_err(|e| tract_err(kind, e))?;
+            let proto = tract_onnx::onnx().proto_model_for_read(&mut &bytes[..]).map_err(|e| tract_err(kind, e))?;
+            let kept = rec_classes.filter(|_| kind == ModelKind::Recognition);
+            let model = model_keeping_classes(proto, kept).map_err(|e| tract_err(kind, e))?;
             models.insert(kind, Loaded { model, by_width: OnceLock::new(), plans: Mutex::new(Vec::new()) });
         }
         Ok(TractBackend { models })
-    }
-
-    /// A string stored in the model's ONNX metadata (e.g. the recognition dictionary).
-    pub fn metadata(&self, model: ModelKind, key: &str) -> Option<String> {
-        let t = self.models.get(&model)?.model.properties.get(&format!("onnx.metadata_props.{key}"))?;
-        t.try_as_plain_ram().ok()?.to_scalar::<String>().ok().cloned()
     }
 
     fn plan(&self, kind: ModelKind, shape: &[usize]) -> Result<Plan, OcrError> {
@@ -148,6 +147,70 @@ impl Backend for TractBackend {
     }
 }
 
+/// A string in an ONNX file's metadata (e.g. the recognition dictionary), read without
+/// building its graph.
+pub fn onnx_metadata(bytes: &[u8], key: &str) -> Result<Option<String>, String> {
+    let proto = tract_onnx::onnx().proto_model_for_read(&mut &bytes[..]).map_err(|e| e.to_string())?;
+    Ok(proto.metadata_props.into_iter().find(|p| p.key == key).map(|p| p.value))
+}
+
+/// tract's graph of an ONNX model, its output cut to the classes at `kept` when given.
+fn model_keeping_classes(
+    mut proto: tract_onnx::pb::ModelProto,
+    kept: Option<&[usize]>,
+) -> Result<InferenceModel, String> {
+    if let Some(kept) = kept {
+        keep_classes(proto.graph.as_mut().ok_or("no graph")?, kept)?;
+    }
+    tract_onnx::onnx().with_ignore_value_info(true).model_for_proto_model(&proto).map_err(|e| format!("{e:#}"))
+}
+
+/// Cuts a classifier's output to the classes at `kept`, in the graph: the MatMul weight
+/// with the most columns (one per class) and the bias added to that product keep the kept
+/// columns. PP-OCR's head is MatMul -> Add -> Softmax, so the softmax then runs over the kept
+/// logits alone: the full output's probabilities renormalised over the kept classes.
+fn keep_classes(graph: &mut tract_onnx::pb::GraphProto, kept: &[usize]) -> Result<(), String> {
+    use tract_onnx::pb::tensor_proto::DataType;
+    let inits = &graph.initializer;
+    let weight = |name: &String| inits.iter().position(|t| &t.name == name && t.data_type == DataType::Float as i32);
+    let (head, matrix) = graph
+        .node
+        .iter()
+        .filter(|n| n.op_type == "MatMul")
+        .filter_map(|n| Some((n, weight(n.input.get(1)?)?)))
+        .filter(|&(_, i)| inits[i].dims.len() == 2)
+        .max_by_key(|&(_, i)| inits[i].dims[1])
+        .ok_or("no MatMul onto the classes")?;
+    let n = inits[matrix].dims[1] as usize;
+    let product = head.output.first().ok_or("a MatMul without output")?;
+    let bias = graph
+        .node
+        .iter()
+        .filter(|m| m.op_type == "Add" && m.input.contains(product))
+        .flat_map(|m| m.input.iter().filter_map(weight))
+        .find(|&i| inits[i].dims == [n as i64])
+        .ok_or("no bias added to the classes")?;
+    if let Some(&bad) = kept.iter().find(|&&c| c >= n) {
+        return Err(format!("class {bad} of {n}"));
+    }
+    for i in [matrix, bias] {
+        let t = &mut graph.initializer[i];
+        let values: Vec<f32> = if t.raw_data.is_empty() {
+            std::mem::take(&mut t.float_data)
+        } else {
+            t.raw_data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+        };
+        if n == 0 || !values.len().is_multiple_of(n) {
+            return Err(format!("{}: {} values for {n} columns", t.name, values.len()));
+        }
+        let cut: Vec<f32> = values.chunks_exact(n).flat_map(|row| kept.iter().map(|&c| row[c])).collect();
+        *t.dims.last_mut().ok_or("a scalar weight")? = kept.len() as i64;
+        t.raw_data = cut.iter().flat_map(|v| v.to_le_bytes()).collect();
+        t.float_data.clear();
+    }
+    Ok(())
+}
+
 /// Detection and layout run once per page on large maps: their products and element-wise
 /// ops are split over the pool. Lines (recognition, orientation) are parallel one level up.
 fn spread_over_pool(model: ModelKind) -> bool {
@@ -164,4 +227,90 @@ fn on_pool<R>(f: impl FnOnce() -> R) -> R {
 #[cfg(not(feature = "parallel"))]
 fn on_pool<R>(f: impl FnOnce() -> R) -> R {
     f()
+}
+
+#[cfg(test)]
+mod tests {
+    use tract_onnx::pb::tensor_proto::DataType;
+    use tract_onnx::pb::{
+        GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TypeProto, ValueInfoProto, type_proto,
+    };
+
+    use super::*;
+
+    fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
+        let raw_data = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        TensorProto {
+            name: name.into(),
+            dims: dims.to_vec(),
+            data_type: DataType::Float as i32,
+            raw_data,
+            ..Default::default()
+        }
+    }
+
+    fn float_io(name: &str) -> ValueInfoProto {
+        let tensor = type_proto::Tensor { elem_type: DataType::Float as i32, shape: None };
+        let r#type = Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() });
+        ValueInfoProto { name: name.into(), r#type, ..Default::default() }
+    }
+
+    fn node(op: &str, input: &[&str], output: &str) -> NodeProto {
+        let input = input.iter().map(|s| s.to_string()).collect();
+        NodeProto { op_type: op.into(), input, output: vec![output.into()], ..Default::default() }
+    }
+
+    /// softmax(x·W + b) over 4 classes, x of 2 features; `add_bias` false leaves the product bare.
+    fn head(add_bias: bool) -> ModelProto {
+        let w = [0.5, -1.0, 2.0, 0.1, 1.5, 0.3, -0.7, 0.9];
+        let mut nodes = vec![node("MatMul", &["x", "w"], "xw")];
+        if add_bias {
+            nodes.push(node("Add", &["xw", "b"], "logits"));
+        }
+        nodes.push(node("Softmax", &[if add_bias { "logits" } else { "xw" }], "probs"));
+        let graph = GraphProto {
+            node: nodes,
+            initializer: vec![floats("w", &[2, 4], &w), floats("b", &[4], &[0.2, 0.0, -0.4, 1.0])],
+            input: vec![float_io("x")],
+            output: vec![float_io("probs")],
+            ..Default::default()
+        };
+        ModelProto {
+            ir_version: 8,
+            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 13 }],
+            graph: Some(graph),
+            ..Default::default()
+        }
+    }
+
+    fn run(proto: ModelProto, kept: Option<&[usize]>) -> Vec<f32> {
+        let plan = model_keeping_classes(proto, kept)
+            .expect("loads")
+            .with_input_fact(0, f32::fact([1, 2]).into())
+            .and_then(|m| m.into_optimized())
+            .and_then(|m| m.into_runnable())
+            .expect("plans");
+        let x = tract_ndarray::arr2(&[[0.8f32, -1.2]]).into_dyn().into_tensor();
+        let out = plan.run(tvec!(x.into())).expect("runs");
+        out[0].to_plain_array_view::<f32>().expect("floats").iter().copied().collect()
+    }
+
+    #[test]
+    fn a_cut_head_gives_the_full_probabilities_renormalised_over_the_kept_classes() {
+        let kept = [0, 2, 3];
+        let want = crate::rec::keep_class_probabilities(&run(head(true), None), 1, &kept);
+        let got = run(head(true), Some(&kept));
+        assert_eq!(got.len(), 3);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-6, "{got:?} vs {want:?}");
+        }
+    }
+
+    #[test]
+    fn a_head_without_a_bias_over_the_classes_is_not_cut() {
+        let err = model_keeping_classes(head(false), Some(&[0, 1])).expect_err("refused");
+        assert!(err.contains("no bias"), "{err}");
+        let err = model_keeping_classes(head(true), Some(&[0, 4])).expect_err("refused");
+        assert!(err.contains("class 4 of 4"), "{err}");
+    }
 }

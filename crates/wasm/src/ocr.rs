@@ -4,9 +4,9 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, RwLock};
 
-use docsift::ocr_models::OcrError;
+use docsift::ocr_models::{OcrError, Script};
 #[cfg(all(target_arch = "wasm32", feature = "threads"))]
-use docsift::ocr_models::{Preferring, TractBackend};
+use docsift::ocr_models::{Preferring, cpu_backend};
 use docsift::{Error, ErrorKind, ModelKind, OcrEngine, OcrModels, OcrStep};
 use wasm_bindgen::prelude::*;
 
@@ -22,7 +22,7 @@ pub fn models() -> Option<Arc<OcrModels>> {
 /// Loads the models (ONNX bytes; layout optional), replacing those loaded before. With `gpu`,
 /// the names of the prepared files the WebGPU worker serves through the mailbox (threaded
 /// build only): those models run there, the rest — and all of them should the GPU fail —
-/// on the CPU.
+/// on the CPU. `script`: "all" (default) or "latin" (see `Script`).
 #[wasm_bindgen(js_name = setOcrModels)]
 pub fn set_ocr_models(
     det: &[u8],
@@ -30,15 +30,23 @@ pub fn set_ocr_models(
     cls: &[u8],
     layout: Option<Vec<u8>>,
     gpu: Option<Vec<String>>,
+    script: Option<String>,
 ) -> Result<(), JsValue> {
     let mut files = vec![(ModelKind::Detection, det), (ModelKind::Recognition, rec), (ModelKind::Orientation, cls)];
     if let Some(l) = layout.as_deref() {
         files.push((ModelKind::Layout, l));
     }
     let model_err = |e: OcrError| to_js_error(Error::new(ErrorKind::Model, e.to_string()));
+    let script = match script.as_deref() {
+        None | Some("all") => Script::All,
+        Some("latin") => Script::Latin,
+        Some(other) => {
+            return Err(to_js_error(Error::new(ErrorKind::Unsupported, format!("unknown OCR script {other:?}"))));
+        }
+    };
     let engine = match gpu {
-        None => OcrEngine::from_onnx(&files).map_err(model_err)?,
-        Some(prepared) => on_gpu(&files, &prepared).map_err(model_err)?,
+        None => OcrEngine::from_onnx(&files, script).map_err(model_err)?,
+        Some(prepared) => on_gpu(&files, &prepared, script).map_err(model_err)?,
     };
     let models = OcrModels::loaded(engine).with_steps(record_step);
     *MODELS.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(models));
@@ -46,15 +54,14 @@ pub fn set_ocr_models(
 }
 
 #[cfg(all(target_arch = "wasm32", feature = "threads"))]
-fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String]) -> Result<OcrEngine, OcrError> {
-    let cpu = TractBackend::new(files)?;
-    let dictionary = cpu.metadata(ModelKind::Recognition, "character").ok_or(OcrError::NoDictionary)?;
+fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String], script: Script) -> Result<OcrEngine, OcrError> {
+    let (cpu, dictionary) = cpu_backend(files, script)?;
     let gpu = crate::gpu::MailboxBackend::new(prepared);
-    Ok(OcrEngine::new(Box::new(Preferring::new(Box::new(gpu), Box::new(cpu))), &dictionary))
+    Ok(OcrEngine::new(Box::new(Preferring::new(Box::new(gpu), Box::new(cpu))), &dictionary, script))
 }
 
 #[cfg(not(all(target_arch = "wasm32", feature = "threads")))]
-fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String]) -> Result<OcrEngine, OcrError> {
+fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String], _: Script) -> Result<OcrEngine, OcrError> {
     Err(OcrError::Model { model: ModelKind::Detection, message: "WebGPU needs the threaded OCR build".into() })
 }
 
