@@ -354,8 +354,8 @@ pub fn rec_dictionary(rec_onnx: &[u8]) -> Result<String, OcrError> {
 
 /// The CPU backend for an engine reading `script`, and the recognition dictionary: the
 /// detection, recognition and orientation models are required, layout is optional.
-/// Recognition's output layer keeps only the script's classes, so a script of fewer
-/// characters reads faster.
+/// Recognition's output layer keeps only the script's classes (where its graph has the
+/// usual MatMul + bias head), so a script of fewer characters reads faster.
 pub fn cpu_backend(files: &[(ModelKind, &[u8])], script: Script) -> Result<(TractBackend, String), OcrError> {
     let find = |kind| files.iter().find(|(k, _)| *k == kind).map(|&(_, b)| b).ok_or(OcrError::MissingModel(kind));
     find(ModelKind::Detection)?;

@@ -47,7 +47,7 @@ impl TractBackend {
     }
 
     /// As `new`, with recognition's output cut to the classes at `rec_classes` (indices
-    /// into its last dimension; see `keep_classes`).
+    /// into its last dimension) where its graph allows (see `model_keeping_classes`).
     pub fn keeping_classes(files: &[(ModelKind, &[u8])], rec_classes: Option<&[usize]>) -> Result<Self, OcrError> {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         crate::wasm_kernel::register();
@@ -154,13 +154,16 @@ pub fn onnx_metadata(bytes: &[u8], key: &str) -> Result<Option<String>, String> 
     Ok(proto.metadata_props.into_iter().find(|p| p.key == key).map(|p| p.value))
 }
 
-/// tract's graph of an ONNX model, its output cut to the classes at `kept` when given.
+/// tract's graph of an ONNX model, its output cut to the classes at `kept` when given and
+/// the graph has the head `keep_classes` knows; otherwise whole (the engine then renormalises
+/// the full output over the kept classes: the same text, only slower).
 fn model_keeping_classes(
     mut proto: tract_onnx::pb::ModelProto,
     kept: Option<&[usize]>,
 ) -> Result<InferenceModel, String> {
-    if let Some(kept) = kept {
-        keep_classes(proto.graph.as_mut().ok_or("no graph")?, kept)?;
+    if let (Some(kept), Some(graph)) = (kept, proto.graph.as_mut()) {
+        // A graph it cannot cut is left whole, which reads the same.
+        let _ = keep_classes(graph, kept);
     }
     tract_onnx::onnx().with_ignore_value_info(true).model_for_proto_model(&proto).map_err(|e| format!("{e:#}"))
 }
@@ -193,18 +196,27 @@ fn keep_classes(graph: &mut tract_onnx::pb::GraphProto, kept: &[usize]) -> Resul
     if let Some(&bad) = kept.iter().find(|&&c| c >= n) {
         return Err(format!("class {bad} of {n}"));
     }
+    // Both cut before either is replaced: a graph that cannot be cut is left as it was.
+    let mut cuts = Vec::with_capacity(2);
     for i in [matrix, bias] {
-        let t = &mut graph.initializer[i];
+        let t = &graph.initializer[i];
         let values: Vec<f32> = if t.raw_data.is_empty() {
-            std::mem::take(&mut t.float_data)
+            t.float_data.clone()
         } else {
             t.raw_data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
         };
-        if n == 0 || !values.len().is_multiple_of(n) {
-            return Err(format!("{}: {} values for {n} columns", t.name, values.len()));
+        // Weights stored elsewhere (external data) or malformed: nothing to cut here.
+        if n == 0 || values.len() as i64 != t.dims.iter().product::<i64>() {
+            return Err(format!("{}: {} values for dimensions {:?}", t.name, values.len(), t.dims));
         }
         let cut: Vec<f32> = values.chunks_exact(n).flat_map(|row| kept.iter().map(|&c| row[c])).collect();
-        *t.dims.last_mut().ok_or("a scalar weight")? = kept.len() as i64;
+        cuts.push((i, cut));
+    }
+    for (i, cut) in cuts {
+        let t = &mut graph.initializer[i];
+        if let Some(last) = t.dims.last_mut() {
+            *last = kept.len() as i64;
+        }
         t.raw_data = cut.iter().flat_map(|v| v.to_le_bytes()).collect();
         t.float_data.clear();
     }
@@ -307,10 +319,14 @@ mod tests {
     }
 
     #[test]
-    fn a_head_without_a_bias_over_the_classes_is_not_cut() {
-        let err = model_keeping_classes(head(false), Some(&[0, 1])).expect_err("refused");
+    fn a_head_it_cannot_cut_is_left_whole() {
+        let graph = |add_bias| head(add_bias).graph.expect("graph");
+        let err = keep_classes(&mut graph(false), &[0, 1]).expect_err("refused");
         assert!(err.contains("no bias"), "{err}");
-        let err = model_keeping_classes(head(true), Some(&[0, 4])).expect_err("refused");
+        let mut g = graph(true);
+        let err = keep_classes(&mut g, &[0, 4]).expect_err("refused");
         assert!(err.contains("class 4 of 4"), "{err}");
+        assert_eq!(g, graph(true), "left as it was");
+        assert_eq!(run(head(false), Some(&[0, 1])).len(), 4, "loaded whole");
     }
 }
