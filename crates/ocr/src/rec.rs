@@ -32,6 +32,11 @@ pub const REC_MAX_WIDTH: usize = 3200;
 /// the gap gives it this probability: the model loses word gaps in all-caps and fixed-pitch
 /// text this way (measured on scotus-transcript: word F1 0.67 -> 0.79, other pages unchanged).
 pub const SPACE_MIN_PROBABILITY: f32 = 0.15;
+/// A space the model half-saw is not kept before these: fixed-pitch fonts leave a space's
+/// width of blank before a full stop or comma (scotus-transcript: "MIRZAYANCE ." at 150 dpi),
+/// and no orthography puts a space there. (Spaced dot leaders get theirs back from
+/// `space_spaced_marks`.)
+const NO_SPACE_BEFORE: [char; 2] = ['.', ','];
 /// Repeats of one mark at least this far apart (line heights) had spaces between them, which
 /// the model drops: a spaced dash rule's pitch is two fixed-pitch characters (0.8 of the
 /// line box), a run of dashes or dots one character at most (0.4).
@@ -303,7 +308,12 @@ pub fn ctc_greedy(probs: &[f32], steps: usize, classes: &[char]) -> Vec<Decoded>
                 gap = (ps, t);
             }
         } else if best != prev {
-            if gap.0 >= SPACE_MIN_PROBABILITY && best != space && out.last().is_some_and(|d| d.ch != ' ') {
+            let before_stop = classes.get(best).is_some_and(|c| NO_SPACE_BEFORE.contains(c));
+            if gap.0 >= SPACE_MIN_PROBABILITY
+                && best != space
+                && !before_stop
+                && out.last().is_some_and(|d| d.ch != ' ')
+            {
                 out.push(Decoded { ch: ' ', first_step: gap.1, last_step: gap.1, confidence: gap.0 });
             }
             gap = (0.0, 0);
@@ -398,6 +408,17 @@ mod tests {
         rows[space] = 0.3;
         rows[2 * classes.len() + space] = 0.3;
         assert_eq!(ctc_greedy(&rows, 5, &classes).iter().map(|d| d.ch).collect::<String>(), "a b");
+    }
+
+    #[test]
+    fn a_half_seen_space_before_a_full_stop_or_comma_is_not_kept() {
+        let classes = classes("a\n.\n,");
+        let space = classes.len() - 1;
+        for (mark, want) in [(2, "a."), (3, "a,")] {
+            let mut rows = one_hot(&[1, 0, mark], classes.len());
+            rows[classes.len() + space] = 0.4;
+            assert_eq!(ctc_greedy(&rows, 3, &classes).iter().map(|d| d.ch).collect::<String>(), want);
+        }
     }
 
     #[test]
