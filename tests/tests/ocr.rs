@@ -281,6 +281,28 @@ fn a_cut_output_layer_reads_as_the_full_one_renormalised() {
     }
 }
 
+/// Detection reads portrait pages through its graph turned about the diagonal (faster in
+/// tract): the probability map must be the one the graph as given computes.
+#[test]
+fn detection_on_a_portrait_page_through_the_turned_graph_gives_the_same_map() {
+    use docsift_ocr::{Backend, ModelKind::Detection, TractBackend, bgr_tensor, decode_image, resized};
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let bytes = std::fs::read(dir.join(Detection.file_name())).expect("detection model");
+    let page = decode_image(&std::fs::read(corpus.join("ocr/ocrmypdf/tests/resources/linn.png")).expect("image"))
+        .expect("decodes");
+    let (w, h) = (608, 800);
+    let input = bgr_tensor(&resized(&page, w as u32, h as u32).expect("resizes"), 1, w, h);
+    let turned = TractBackend::new(&[(Detection, &bytes)]).expect("loads");
+    let plain = TractBackend::new(&[(Detection, &bytes)]).expect("loads").without_turning();
+    let (got, want) =
+        (&turned.run(Detection, &input).expect("runs")[0], &plain.run(Detection, &input).expect("runs")[0]);
+    assert_eq!(got.shape, want.shape);
+    assert_eq!(got.shape, [1, 1, h, w]);
+    let off = got.data.iter().zip(&want.data).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+    println!("detection through the turned graph: max difference {off:.2e}");
+    assert!(off < 1e-4, "max difference {off}");
+}
+
 /// Recognition plans for new line widths come from one graph typed with a symbolic width
 /// (3× faster to build): they must compute what a plan built from the ONNX graph does.
 #[test]

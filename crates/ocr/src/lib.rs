@@ -11,6 +11,7 @@ mod marks;
 mod page;
 mod raster;
 mod rec;
+mod rewrite;
 mod tract;
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 mod wasm_kernel;

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tract_onnx::prelude::*;
 
-use crate::OcrError;
 use crate::backend::{Backend, ModelKind, Tensor};
+use crate::{OcrError, rewrite};
 
 /// Optimised plans kept per model, one per input shape (pages of one document share a
 /// few shapes; recognition reads a page's lines in a few widths). Beyond this the least
@@ -34,6 +34,11 @@ struct ByWidth {
 
 pub struct TractBackend {
     models: HashMap<ModelKind, Loaded>,
+    /// Detection's graph turned about the diagonal (`rewrite::turned`), for portrait maps:
+    /// tract's depthwise convolutions walk a map's longer side in their inner loop and have
+    /// a vector kernel only along rows, so on portrait maps they ran scalar (a fifth of a
+    /// letter page's detection natively). None where the graph cannot be turned.
+    turned_detection: Option<Loaded>,
 }
 
 fn tract_err(model: ModelKind, e: impl std::fmt::Display) -> OcrError {
@@ -52,19 +57,50 @@ impl TractBackend {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         crate::wasm_kernel::register();
         let mut models = HashMap::new();
+        let mut turned_detection = None;
         for &(kind, bytes) in files {
             let proto = tract_onnx::onnx().proto_model_for_read(&mut &bytes[..]).map_err(|e| tract_err(kind, e))?;
+            if kind == ModelKind::Detection {
+                turned_detection = turned_model(&proto).map(Loaded::new);
+            }
             let kept = rec_classes.filter(|_| kind == ModelKind::Recognition);
             let model = model_keeping_classes(proto, kept).map_err(|e| tract_err(kind, e))?;
-            models.insert(kind, Loaded { model, by_width: OnceLock::new(), plans: Mutex::new(Vec::new()) });
+            models.insert(kind, Loaded::new(model));
         }
-        Ok(TractBackend { models })
+        Ok(TractBackend { models, turned_detection })
+    }
+
+    /// Reads portrait maps with detection's graph as given: the reference the turned graph
+    /// is held to.
+    pub fn without_turning(self) -> Self {
+        TractBackend { turned_detection: None, ..self }
+    }
+
+    /// Runs `input` on a model's plan for its shape.
+    fn run_on(&self, loaded: &Loaded, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+        let plan = loaded.plan(model, &input.shape)?;
+        let t = tract_ndarray::ArrayD::from_shape_vec(input.shape.clone(), input.data.clone())
+            .map_err(|e| tract_err(model, e))?;
+        let run = || plan.run(tvec!(t.into_tensor().into()));
+        let outputs = if spread_over_pool(model) { on_pool(run) } else { run() }.map_err(|e| tract_err(model, e))?;
+        outputs
+            .iter()
+            .map(|o| {
+                let v = o.to_plain_array_view::<f32>().map_err(|e| tract_err(model, e))?;
+                Ok(Tensor::new(v.shape().to_vec(), v.iter().copied().collect()))
+            })
+            .collect()
+    }
+}
+
+impl Loaded {
+    fn new(model: InferenceModel) -> Loaded {
+        Loaded { model, by_width: OnceLock::new(), plans: Mutex::new(Vec::new()) }
     }
 
     fn plan(&self, kind: ModelKind, shape: &[usize]) -> Result<Plan, OcrError> {
-        let loaded = self.models.get(&kind).ok_or(OcrError::MissingModel(kind))?;
         let slot = {
-            let mut plans = loaded.plans.lock().unwrap_or_else(|p| p.into_inner());
+            let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
             let entry = match plans.iter().position(|(s, _)| s == shape) {
                 Some(i) => plans.remove(i),
                 None => {
@@ -78,13 +114,11 @@ impl TractBackend {
             plans.push(entry);
             slot
         };
-        slot.get_or_init(|| loaded.build(kind, shape).map_err(|e| e.to_string()))
+        slot.get_or_init(|| self.build(kind, shape).map_err(|e| e.to_string()))
             .clone()
             .map_err(|message| OcrError::Model { model: kind, message })
     }
-}
 
-impl Loaded {
     fn build(&self, kind: ModelKind, shape: &[usize]) -> TractResult<Plan> {
         let by_width = self
             .by_width
@@ -132,18 +166,14 @@ impl Backend for TractBackend {
     }
 
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
-        let plan = self.plan(model, &input.shape)?;
-        let t = tract_ndarray::ArrayD::from_shape_vec(input.shape.clone(), input.data.clone())
-            .map_err(|e| tract_err(model, e))?;
-        let run = || plan.run(tvec!(t.into_tensor().into()));
-        let outputs = if spread_over_pool(model) { on_pool(run) } else { run() }.map_err(|e| tract_err(model, e))?;
-        outputs
-            .iter()
-            .map(|o| {
-                let v = o.to_plain_array_view::<f32>().map_err(|e| tract_err(model, e))?;
-                Ok(Tensor::new(v.shape().to_vec(), v.iter().copied().collect()))
-            })
-            .collect()
+        if let (ModelKind::Detection, Some(turned), &[_, _, h, w]) =
+            (model, &self.turned_detection, input.shape.as_slice())
+            && h > w
+        {
+            let outputs = self.run_on(turned, model, &swap_last_axes(input))?;
+            return Ok(outputs.iter().map(swap_last_axes).collect());
+        }
+        self.run_on(self.models.get(&model).ok_or(OcrError::MissingModel(model))?, model, input)
     }
 }
 
@@ -154,73 +184,42 @@ pub fn onnx_metadata(bytes: &[u8], key: &str) -> Result<Option<String>, String> 
     Ok(proto.metadata_props.into_iter().find(|p| p.key == key).map(|p| p.value))
 }
 
+/// Detection's model turned about the diagonal, where its graph allows.
+fn turned_model(proto: &tract_onnx::pb::ModelProto) -> Option<InferenceModel> {
+    let graph = rewrite::turned(proto.graph.as_ref()?).ok()?;
+    let turned = tract_onnx::pb::ModelProto { graph: Some(graph), ..proto.clone() };
+    tract_onnx::onnx().with_ignore_value_info(true).model_for_proto_model(&turned).ok()
+}
+
+/// A tensor with its last two axes swapped (an N×C×H×W map transposed).
+fn swap_last_axes(t: &Tensor) -> Tensor {
+    let [.., h, w] = t.shape[..] else { return t.clone() };
+    let mut shape = t.shape.clone();
+    let rank = shape.len();
+    shape.swap(rank - 2, rank - 1);
+    let mut data = vec![0.0; t.data.len()];
+    for (src, dst) in t.data.chunks_exact(h * w).zip(data.chunks_exact_mut(h * w)) {
+        for y in 0..h {
+            for x in 0..w {
+                dst[x * h + y] = src[y * w + x];
+            }
+        }
+    }
+    Tensor::new(shape, data)
+}
+
 /// tract's graph of an ONNX model, its output cut to the classes at `kept` when given and
 /// the graph has the head `keep_classes` knows; otherwise whole (the engine then renormalises
 /// the full output over the kept classes: the same text, only slower).
-fn model_keeping_classes(
+pub(crate) fn model_keeping_classes(
     mut proto: tract_onnx::pb::ModelProto,
     kept: Option<&[usize]>,
 ) -> Result<InferenceModel, String> {
     if let (Some(kept), Some(graph)) = (kept, proto.graph.as_mut()) {
         // A graph it cannot cut is left whole, which reads the same.
-        let _ = keep_classes(graph, kept);
+        let _ = rewrite::keep_classes(graph, kept);
     }
     tract_onnx::onnx().with_ignore_value_info(true).model_for_proto_model(&proto).map_err(|e| format!("{e:#}"))
-}
-
-/// Cuts a classifier's output to the classes at `kept`, in the graph: the MatMul weight
-/// with the most columns (one per class) and the bias added to that product keep the kept
-/// columns. PP-OCR's head is MatMul -> Add -> Softmax, so the softmax then runs over the kept
-/// logits alone: the full output's probabilities renormalised over the kept classes.
-fn keep_classes(graph: &mut tract_onnx::pb::GraphProto, kept: &[usize]) -> Result<(), String> {
-    use tract_onnx::pb::tensor_proto::DataType;
-    let inits = &graph.initializer;
-    let weight = |name: &String| inits.iter().position(|t| &t.name == name && t.data_type == DataType::Float as i32);
-    let (head, matrix) = graph
-        .node
-        .iter()
-        .filter(|n| n.op_type == "MatMul")
-        .filter_map(|n| Some((n, weight(n.input.get(1)?)?)))
-        .filter(|&(_, i)| inits[i].dims.len() == 2)
-        .max_by_key(|&(_, i)| inits[i].dims[1])
-        .ok_or("no MatMul onto the classes")?;
-    let n = inits[matrix].dims[1] as usize;
-    let product = head.output.first().ok_or("a MatMul without output")?;
-    let bias = graph
-        .node
-        .iter()
-        .filter(|m| m.op_type == "Add" && m.input.contains(product))
-        .flat_map(|m| m.input.iter().filter_map(weight))
-        .find(|&i| inits[i].dims == [n as i64])
-        .ok_or("no bias added to the classes")?;
-    if let Some(&bad) = kept.iter().find(|&&c| c >= n) {
-        return Err(format!("class {bad} of {n}"));
-    }
-    // Both cut before either is replaced: a graph that cannot be cut is left as it was.
-    let mut cuts = Vec::with_capacity(2);
-    for i in [matrix, bias] {
-        let t = &graph.initializer[i];
-        let values: Vec<f32> = if t.raw_data.is_empty() {
-            t.float_data.clone()
-        } else {
-            t.raw_data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
-        };
-        // Weights stored elsewhere (external data) or malformed: nothing to cut here.
-        if n == 0 || values.len() as i64 != t.dims.iter().product::<i64>() {
-            return Err(format!("{}: {} values for dimensions {:?}", t.name, values.len(), t.dims));
-        }
-        let cut: Vec<f32> = values.chunks_exact(n).flat_map(|row| kept.iter().map(|&c| row[c])).collect();
-        cuts.push((i, cut));
-    }
-    for (i, cut) in cuts {
-        let t = &mut graph.initializer[i];
-        if let Some(last) = t.dims.last_mut() {
-            *last = kept.len() as i64;
-        }
-        t.raw_data = cut.iter().flat_map(|v| v.to_le_bytes()).collect();
-        t.float_data.clear();
-    }
-    Ok(())
 }
 
 /// Detection and layout run once per page on large maps: their products and element-wise
@@ -239,94 +238,4 @@ fn on_pool<R>(f: impl FnOnce() -> R) -> R {
 #[cfg(not(feature = "parallel"))]
 fn on_pool<R>(f: impl FnOnce() -> R) -> R {
     f()
-}
-
-#[cfg(test)]
-mod tests {
-    use tract_onnx::pb::tensor_proto::DataType;
-    use tract_onnx::pb::{
-        GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TypeProto, ValueInfoProto, type_proto,
-    };
-
-    use super::*;
-
-    fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
-        let raw_data = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        TensorProto {
-            name: name.into(),
-            dims: dims.to_vec(),
-            data_type: DataType::Float as i32,
-            raw_data,
-            ..Default::default()
-        }
-    }
-
-    fn float_io(name: &str) -> ValueInfoProto {
-        let tensor = type_proto::Tensor { elem_type: DataType::Float as i32, shape: None };
-        let r#type = Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() });
-        ValueInfoProto { name: name.into(), r#type, ..Default::default() }
-    }
-
-    fn node(op: &str, input: &[&str], output: &str) -> NodeProto {
-        let input = input.iter().map(|s| s.to_string()).collect();
-        NodeProto { op_type: op.into(), input, output: vec![output.into()], ..Default::default() }
-    }
-
-    /// softmax(x·W + b) over 4 classes, x of 2 features; `add_bias` false leaves the product bare.
-    fn head(add_bias: bool) -> ModelProto {
-        let w = [0.5, -1.0, 2.0, 0.1, 1.5, 0.3, -0.7, 0.9];
-        let mut nodes = vec![node("MatMul", &["x", "w"], "xw")];
-        if add_bias {
-            nodes.push(node("Add", &["xw", "b"], "logits"));
-        }
-        nodes.push(node("Softmax", &[if add_bias { "logits" } else { "xw" }], "probs"));
-        let graph = GraphProto {
-            node: nodes,
-            initializer: vec![floats("w", &[2, 4], &w), floats("b", &[4], &[0.2, 0.0, -0.4, 1.0])],
-            input: vec![float_io("x")],
-            output: vec![float_io("probs")],
-            ..Default::default()
-        };
-        ModelProto {
-            ir_version: 8,
-            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 13 }],
-            graph: Some(graph),
-            ..Default::default()
-        }
-    }
-
-    fn run(proto: ModelProto, kept: Option<&[usize]>) -> Vec<f32> {
-        let plan = model_keeping_classes(proto, kept)
-            .expect("loads")
-            .with_input_fact(0, f32::fact([1, 2]).into())
-            .and_then(|m| m.into_optimized())
-            .and_then(|m| m.into_runnable())
-            .expect("plans");
-        let x = tract_ndarray::arr2(&[[0.8f32, -1.2]]).into_dyn().into_tensor();
-        let out = plan.run(tvec!(x.into())).expect("runs");
-        out[0].to_plain_array_view::<f32>().expect("floats").iter().copied().collect()
-    }
-
-    #[test]
-    fn a_cut_head_gives_the_full_probabilities_renormalised_over_the_kept_classes() {
-        let kept = [0, 2, 3];
-        let want = crate::rec::keep_class_probabilities(&run(head(true), None), 1, &kept);
-        let got = run(head(true), Some(&kept));
-        assert_eq!(got.len(), 3);
-        for (g, w) in got.iter().zip(&want) {
-            assert!((g - w).abs() < 1e-6, "{got:?} vs {want:?}");
-        }
-    }
-
-    #[test]
-    fn a_head_it_cannot_cut_is_left_whole() {
-        let graph = |add_bias| head(add_bias).graph.expect("graph");
-        let err = keep_classes(&mut graph(false), &[0, 1]).expect_err("refused");
-        assert!(err.contains("no bias"), "{err}");
-        let mut g = graph(true);
-        let err = keep_classes(&mut g, &[0, 4]).expect_err("refused");
-        assert!(err.contains("class 4 of 4"), "{err}");
-        assert_eq!(g, graph(true), "left as it was");
-        assert_eq!(run(head(false), Some(&[0, 1])).len(), 4, "loaded whole");
-    }
 }
