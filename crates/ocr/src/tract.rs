@@ -87,7 +87,9 @@ impl TractBackend {
             .iter()
             .map(|o| {
                 let v = o.to_plain_array_view::<f32>().map_err(|e| tract_err(model, e))?;
-                Ok(Tensor::new(v.shape().to_vec(), v.iter().copied().collect()))
+                // One copy of the buffer: recognition's output is steps × classes (6,906) per line.
+                let data = v.as_slice().map_or_else(|| v.iter().copied().collect(), <[f32]>::to_vec);
+                Ok(Tensor::new(v.shape().to_vec(), data))
             })
             .collect()
     }
