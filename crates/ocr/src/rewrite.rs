@@ -202,20 +202,26 @@ fn turn_node(node: &mut NodeProto, g: &mut GraphProto, weights: &mut HashSet<Str
     Ok(())
 }
 
-/// A 4-D weight [O, I, kh, kw] -> [O, I, kw, kh].
-fn transpose_last_axes(t: &mut TensorProto) -> Result<(), String> {
-    let &[o, i, h, w] = t.dims.as_slice() else { return Err(format!("{}: weights of rank {}", t.name, t.dims.len())) };
-    let values = float_values(t)?;
-    let (h, w) = (h as usize, w as usize);
+/// Row-major h×w planes, one after another, each transposed (w×h).
+pub fn transpose_planes(values: &[f32], h: usize, w: usize) -> Vec<f32> {
     let mut out = vec![0.0; values.len()];
-    for plane in 0..(o * i) as usize {
-        let (src, dst) = (&values[plane * h * w..][..h * w], &mut out[plane * h * w..][..h * w]);
+    if h * w == 0 {
+        return out;
+    }
+    for (src, dst) in values.chunks_exact(h * w).zip(out.chunks_exact_mut(h * w)) {
         for y in 0..h {
             for x in 0..w {
                 dst[x * h + y] = src[y * w + x];
             }
         }
     }
+    out
+}
+
+/// A 4-D weight [O, I, kh, kw] -> [O, I, kw, kh].
+fn transpose_last_axes(t: &mut TensorProto) -> Result<(), String> {
+    let &[_, _, h, w] = t.dims.as_slice() else { return Err(format!("{}: weights of rank {}", t.name, t.dims.len())) };
+    let out = transpose_planes(&float_values(t)?, h as usize, w as usize);
     t.dims.swap(2, 3);
     set_float_values(t, &out);
     Ok(())
@@ -395,29 +401,17 @@ mod tests {
         }
     }
 
-    /// An N×C×H×W buffer with H and W swapped.
-    fn transposed(v: &[f32], [n, c, h, w]: [usize; 4]) -> Vec<f32> {
-        let mut out = vec![0.0; v.len()];
-        for p in 0..n * c {
-            for y in 0..h {
-                for x in 0..w {
-                    out[p * h * w + x * h + y] = v[p * h * w + y * w + x];
-                }
-            }
-        }
-        out
-    }
-
     #[test]
     fn a_turned_network_gives_the_transposed_output_of_the_transposed_input() {
         let x: Vec<f32> = (0..3 * 7 * 5).map(|i| ((i * 37 % 101) as f32 / 50.0) - 1.0).collect();
         let (want_shape, want) = run_model(model(spatial_net()), None, &x, &[1, 3, 7, 5]);
         let turned = turned(&spatial_net()).expect("turns");
-        let (shape, got) = run_model(model(turned), None, &transposed(&x, [1, 3, 7, 5]), &[1, 3, 5, 7]);
+        let (shape, got) = run_model(model(turned), None, &transpose_planes(&x, 7, 5), &[1, 3, 5, 7]);
         let &[n, c, h, w] = shape.as_slice() else { panic!("{shape:?}") };
         assert_eq!(want_shape, [n, c, w, h]);
         assert!(h != w, "a square output would not show a missed turn");
-        let back = transposed(&got, [n, c, h, w]);
+        assert_eq!((n, c), (1, 4));
+        let back = transpose_planes(&got, h, w);
         let off = back.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
         assert!(off < 1e-5, "max difference {off}");
     }

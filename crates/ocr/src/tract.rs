@@ -199,15 +199,7 @@ fn swap_last_axes(t: &Tensor) -> Tensor {
     let mut shape = t.shape.clone();
     let rank = shape.len();
     shape.swap(rank - 2, rank - 1);
-    let mut data = vec![0.0; t.data.len()];
-    for (src, dst) in t.data.chunks_exact(h * w).zip(data.chunks_exact_mut(h * w)) {
-        for y in 0..h {
-            for x in 0..w {
-                dst[x * h + y] = src[y * w + x];
-            }
-        }
-    }
-    Tensor::new(shape, data)
+    Tensor::new(shape, rewrite::transpose_planes(&t.data, h, w))
 }
 
 /// tract's graph of an ONNX model, its output cut to the classes at `kept` when given and
