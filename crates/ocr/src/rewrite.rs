@@ -111,10 +111,10 @@ const LAYOUT_FREE: [&str; 24] = [
 /// know to be layout-free refuses the turn.
 pub fn turned(graph: &GraphProto) -> Result<GraphProto, String> {
     let mut g = graph.clone();
-    let mut weights = HashSet::new();
+    let mut turned_inits = HashSet::new();
     let nodes = std::mem::take(&mut g.node);
     for mut node in nodes {
-        turn_node(&mut node, &mut g, &mut weights)?;
+        turn_node(&mut node, &mut g, &mut turned_inits)?;
         g.node.push(node);
     }
     Ok(g)
@@ -152,15 +152,16 @@ fn initializer<'g>(g: &'g mut GraphProto, name: &str) -> Option<&'g mut TensorPr
     g.initializer.iter_mut().find(|t| t.name == name)
 }
 
-fn turn_node(node: &mut NodeProto, g: &mut GraphProto, weights: &mut HashSet<String>) -> Result<(), String> {
+/// Turns one node; `turned_inits` names the initializers already turned (a weight or a
+/// scale factor shared by several nodes is turned once).
+fn turn_node(node: &mut NodeProto, g: &mut GraphProto, turned_inits: &mut HashSet<String>) -> Result<(), String> {
     let op = node.op_type.as_str();
     match op {
         "Conv" | "ConvTranspose" | "MaxPool" | "AveragePool" => {
             node.attribute.iter_mut().try_for_each(turn_attribute)?;
             if op.starts_with("Conv") {
                 let name = node.input.get(1).ok_or("a convolution without weights")?.clone();
-                // A weight shared by two convolutions is turned once.
-                if weights.insert(name.clone()) {
+                if turned_inits.insert(name.clone()) {
                     let w = initializer(g, &name).ok_or_else(|| format!("{name}: weights not constant"))?;
                     transpose_last_axes(w)?;
                 }
@@ -187,12 +188,15 @@ fn turn_node(node: &mut NodeProto, g: &mut GraphProto, weights: &mut HashSet<Str
             }
             for name in node.input.iter().skip(2).filter(|n| !n.is_empty()) {
                 let t = initializer(g, name).ok_or_else(|| format!("{name}: Resize scales not constant"))?;
-                swap_last_two(t)?;
+                if turned_inits.insert(name.clone()) {
+                    swap_last_two(t)?;
+                }
             }
         }
         _ if LAYOUT_FREE.contains(&op) => {
-            // Operands of their own must be alike along both spatial axes (per channel, or one value).
-            let spatial = |t: &TensorProto| t.dims.len() == 4 && (t.dims[2] != 1 || t.dims[3] != 1);
+            // Operands of their own must be alike along both spatial axes (per channel, or one
+            // value): broadcasting aligns their last two dimensions with H and W.
+            let spatial = |t: &TensorProto| t.dims.iter().rev().take(2).any(|&d| d != 1);
             if let Some(t) = g.initializer.iter().find(|t| node.input.contains(&t.name) && spatial(t)) {
                 return Err(format!("{op} with a spatial operand {}", t.name));
             }
@@ -417,10 +421,28 @@ mod tests {
     }
 
     #[test]
+    fn scale_factors_shared_by_two_resizes_are_turned_once() {
+        let mut g = spatial_net();
+        let mut again = node("Resize", &["y", "", "scales"], "z");
+        again.attribute.push(string("mode", "nearest"));
+        g.node.push(again);
+        g.output = vec![float_io("z")];
+        let t = turned(&g).expect("turns");
+        let scales = t.initializer.iter().find(|i| i.name == "scales").expect("scales");
+        assert_eq!(float_values(scales).expect("floats"), [1.0, 1.0, 3.0, 2.0]);
+    }
+
+    #[test]
     fn a_network_with_an_operator_not_known_to_be_layout_free_is_not_turned() {
         let mut g = spatial_net();
         g.node.push(node("Reshape", &["y", "shape"], "z"));
         let err = turned(&g).expect_err("refused");
         assert!(err.contains("Reshape"), "{err}");
+        // An operand that broadcasts along H or W (here a row of W values) makes an operator spatial.
+        let mut g = spatial_net();
+        g.initializer.push(floats("row", &[3], &[1.0, 2.0, 3.0]));
+        g.node.push(node("Add", &["y", "row"], "z"));
+        let err = turned(&g).expect_err("refused");
+        assert!(err.contains("spatial operand row"), "{err}");
     }
 }

@@ -76,6 +76,11 @@ impl TractBackend {
         TractBackend { turned_detection: None, ..self }
     }
 
+    /// Whether portrait maps go through detection's turned graph (its graph could be turned).
+    pub fn turns_detection(&self) -> bool {
+        self.turned_detection.is_some()
+    }
+
     /// Runs `input` on a model's plan for its shape.
     fn run_on(&self, loaded: &Loaded, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
         let plan = loaded.plan(model, &input.shape)?;
