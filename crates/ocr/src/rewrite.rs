@@ -43,7 +43,10 @@ pub fn keep_classes(graph: &mut GraphProto, kept: &[usize]) -> Result<(), String
         .filter(|&(_, i)| inits[i].dims.len() == 2)
         .max_by_key(|&(_, i)| inits[i].dims[1])
         .ok_or("no MatMul onto the classes")?;
-    let n = inits[matrix].dims[1] as usize;
+    let n = usize::try_from(inits[matrix].dims[1]).unwrap_or(0);
+    if n == 0 {
+        return Err("no classes".into());
+    }
     let product = head.output.first().ok_or("a MatMul without output")?;
     let bias = graph
         .node
@@ -59,9 +62,6 @@ pub fn keep_classes(graph: &mut GraphProto, kept: &[usize]) -> Result<(), String
     let mut cuts = Vec::with_capacity(2);
     for i in [matrix, bias] {
         let values = float_values(&graph.initializer[i])?;
-        if n == 0 {
-            return Err("no classes".into());
-        }
         let cut: Vec<f32> = values.chunks_exact(n).flat_map(|row| kept.iter().map(|&c| row[c])).collect();
         cuts.push((i, cut));
     }
@@ -237,11 +237,13 @@ fn swap_last_two(t: &mut TensorProto) -> Result<(), String> {
         return Err(format!("{}: {:?} per-axis values", t.name, t.dims));
     }
     if t.data_type == DataType::Int64 as i32 {
-        if t.raw_data.is_empty() {
-            t.int64_data.swap(2, 3);
-        } else {
-            let (a, b) = t.raw_data.split_at_mut(24);
-            a[16..24].swap_with_slice(&mut b[..8]);
+        match (t.raw_data.len(), t.int64_data.len()) {
+            (0, 4) => t.int64_data.swap(2, 3),
+            (32, _) => {
+                let (a, b) = t.raw_data.split_at_mut(24);
+                a[16..24].swap_with_slice(&mut b[..8]);
+            }
+            _ => return Err(format!("{}: not four int64 values", t.name)),
         }
         return Ok(());
     }
@@ -430,6 +432,21 @@ mod tests {
         let t = turned(&g).expect("turns");
         let scales = t.initializer.iter().find(|i| i.name == "scales").expect("scales");
         assert_eq!(float_values(scales).expect("floats"), [1.0, 1.0, 3.0, 2.0]);
+    }
+
+    #[test]
+    fn resize_sizes_swap_their_spatial_values_and_short_ones_are_refused() {
+        let sizes = |raw_data: Vec<u8>| TensorProto {
+            name: "sizes".into(),
+            dims: vec![4],
+            data_type: DataType::Int64 as i32,
+            raw_data,
+            ..Default::default()
+        };
+        let mut t = sizes([1i64, 3, 10, 20].iter().flat_map(|v| v.to_le_bytes()).collect());
+        swap_last_two(&mut t).expect("swaps");
+        assert_eq!(t.raw_data, [1i64, 3, 20, 10].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+        assert!(swap_last_two(&mut sizes(vec![0; 8])).is_err());
     }
 
     #[test]
