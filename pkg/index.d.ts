@@ -98,7 +98,8 @@ export interface Docsift {
 /**
  * `models`: folder URL (same origin) of det.onnx, rec.onnx, cls.onnx for OCR, and wonnx/ with
  * the files prepared for WebGPU; default "models/". `backend`: where OCR models run — "auto"
- * (default: a hardware WebGPU adapter when cross-origin isolated, else the CPU), "webgpu" (any
+ * (default: a hardware WebGPU adapter — on a page that is not cross-origin isolated, where the
+ * engine has JS Promise Integration — else the CPU), "webgpu" (any
  * adapter, software ones too), "cpu". A page's `ocr.engine` says which ran ("wonnx", "tract").
  * `script`: what OCR reads — "all" (default: every character of the recognition model: Latin,
  * Greek, symbols, Chinese, Japanese kana) or "latin" (Latin-script text only; on the CPU its

@@ -22,8 +22,9 @@ async function toArrayBuffer(input) {
  * page is cross-origin isolated; otherwise the single-threaded build runs. `models` is the
  * folder (same origin) holding det.onnx, rec.onnx and cls.onnx, fetched only when a page or
  * image needs OCR, and wonnx/ with the files prepared for WebGPU. `backend` says where the
- * OCR models run: "auto" on a hardware WebGPU adapter when the page is cross-origin
- * isolated, else the CPU; "webgpu" on any adapter, software ones too; "cpu" never on the GPU.
+ * OCR models run: "auto" on a hardware WebGPU adapter (on a page that is not cross-origin
+ * isolated, where the engine has JS Promise Integration), else the CPU; "webgpu" on any
+ * adapter, software ones too; "cpu" never on the GPU.
  * `script` says what OCR reads: "all" the recognition model's characters (Latin, Greek,
  * symbols, Chinese, Japanese kana), "latin" Latin-script text only, faster on the CPU.
  */

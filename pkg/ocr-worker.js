@@ -18,11 +18,19 @@ let loaded = null;
 let current = 0;
 
 /**
- * The OCR build as the text build runs (on a pool of the same size when threaded), with
- * relaxed SIMD where the engine has it; each one missing or failing falls back to the next.
+ * Seconds a GPU model call may take before the GPU worker is taken as gone and the CPU
+ * reads the rest (as crates/wasm/src/gpu/mailbox.rs: a software adapter runs a page-sized
+ * detection in under a minute; a lost device never answers).
  */
-async function loadOcrBuild() {
-  const builds = ocrBuilds(config.threads > 1);
+const GPU_CALL_TIMEOUT_S = 300;
+
+/**
+ * The OCR build as the text build runs (on a pool of the same size when threaded), with
+ * relaxed SIMD where the engine has it, reaching the GPU where `gpu` (see ocrBuilds); each
+ * one missing or failing falls back to the next.
+ */
+async function loadOcrBuild(gpu) {
+  const builds = ocrBuilds(config.threads > 1, gpu);
   for (const [i, build] of builds.entries()) {
     try {
       const mod = await import(`./wasm/${build}/docsift_wasm.js`);
@@ -37,28 +45,69 @@ async function loadOcrBuild() {
 }
 
 /**
- * Starts the WebGPU worker serving the threaded OCR build's mailbox, and returns the
- * prepared model files it serves (models/wonnx/index.json); undefined keeps every model on
- * the CPU: backend 'cpu', no threaded build (the mailbox needs shared memory), no WebGPU,
- * a software adapter under 'auto', or no prepared files.
+ * The prepared model files the GPU may run (models/wonnx/index.json); undefined keeps every
+ * model on the CPU: backend 'cpu', no WebGPU, a software adapter under 'auto', or no
+ * prepared files.
  */
-async function gpuFiles(mod) {
-  const mailbox = config.backend === 'cpu' ? null : mod.gpuMailbox();
-  if (!mailbox || !self.navigator.gpu) return undefined;
-  let worker;
+async function gpuPlan() {
+  if (config.backend === 'cpu' || !self.navigator.gpu) return undefined;
   try {
     // A fallback adapter is a software rasteriser (SwiftShader): correct, but slower than the CPU.
     const adapter = await self.navigator.gpu.requestAdapter();
     if (!adapter || ((adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter) && config.backend !== 'webgpu')) return undefined;
     const listing = await fetch(`${config.models}wonnx/index.json`);
-    if (!listing.ok) return undefined;
-    const { files } = await listing.json();
+    return listing.ok ? (await listing.json()).files : undefined;
+  } catch (e) {
+    console.warn('docsift: WebGPU unavailable, OCR models run on the CPU:', e);
+    return undefined;
+  }
+}
+
+/** Requests to a worker answering `{ id, ok, result | error }`, as promises. */
+function requester(worker) {
+  const pending = new Map();
+  let next = 1;
+  worker.onmessage = ({ data }) => {
+    const p = pending.get(data.id);
+    pending.delete(data.id);
+    if (data.ok) p?.resolve(data.result);
+    else p?.reject(new Error(data.error.message));
+  };
+  worker.onerror = (e) => {
+    for (const p of pending.values()) p.reject(new Error(e.message || 'WebGPU worker failed'));
+    pending.clear();
+  };
+  return (message, transfer = [], timeoutS = Infinity) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, { resolve, reject });
+    if (timeoutS < Infinity) {
+      setTimeout(() => pending.delete(id) && reject(new Error(`no answer in ${timeoutS} s`)), timeoutS * 1000);
+    }
+    worker.postMessage({ ...message, id }, transfer);
+  });
+}
+
+/**
+ * Starts the WebGPU worker for the OCR build's model calls — through the threaded build's
+ * mailbox, or as the JSPI build's GPU runner — and returns the prepared `files` it serves;
+ * undefined keeps every model on the CPU (no files, a build that reaches no GPU, or a
+ * device that would not start).
+ */
+async function startGpu(mod, files) {
+  const mailbox = mod.gpuMailbox();
+  if (!files || (!mailbox && typeof mod.setGpuRunner !== 'function')) return undefined;
+  let worker;
+  try {
     worker = new Worker(new URL('./webgpu-worker.js', import.meta.url), { type: 'module' });
-    await new Promise((resolve, reject) => {
-      worker.onmessage = ({ data }) => (data.ok ? resolve(data.result) : reject(new Error(data.error.message)));
-      worker.onerror = (e) => reject(new Error(e.message || 'WebGPU worker failed'));
-      worker.postMessage({ id: 0, op: 'serve', memory: mailbox.memory, address: mailbox.address, base: `${config.models}wonnx/`, files });
-    });
+    const request = requester(worker);
+    const base = `${config.models}wonnx/`;
+    if (mailbox) {
+      await request({ op: 'serve', memory: mailbox.memory, address: mailbox.address, base, files });
+    } else {
+      await request({ op: 'open', base, files });
+      mod.setGpuRunner(async (model, shape, input) =>
+        (await request({ op: 'call', model, shape: Array.from(shape), input }, [input.buffer], GPU_CALL_TIMEOUT_S)).outputs);
+    }
     return files;
   } catch (e) {
     worker?.terminate();
@@ -75,7 +124,8 @@ function ocrModule(id, layout) {
   const load = async (previous) => {
     if (!config.models) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
     self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
-    const mod = previous ? previous.mod : await loadOcrBuild();
+    const planned = previous ? undefined : await gpuPlan();
+    const mod = previous ? previous.mod : await loadOcrBuild(planned !== undefined);
     if (!previous) {
       const steps = mod.stepWords();
       if (steps) self.postMessage({ type: 'step-words', words: steps });
@@ -83,8 +133,8 @@ function ocrModule(id, layout) {
     }
     const names = layout ? ['det', 'rec', 'cls', 'layout'] : ['det', 'rec', 'cls'];
     const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${config.models}${m}.onnx`)));
-    // One GPU worker serves the mailbox, however often the models are loaded.
-    const gpu = previous ? previous.gpu : await gpuFiles(mod);
+    // One GPU worker serves the build, however often the models are loaded.
+    const gpu = previous ? previous.gpu : await startGpu(mod, planned);
     mod.setOcrModels(det, rec, cls, layoutModel, gpu, config.script);
     return { mod, gpu, layout };
   };
@@ -99,7 +149,8 @@ function ocrModule(id, layout) {
 async function image(id, bytes, layout) {
   const ocr = await ocrModule(id, layout);
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: 0, total: 1 });
-  const { meta, page } = ocr.extractImage(new Uint8Array(bytes), layout);
+  // A promise in the JSPI build, whose model calls wait for the GPU worker.
+  const { meta, page } = await ocr.extractImage(new Uint8Array(bytes), layout);
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: 1, total: 1 });
   return { value: { meta, pages: [page] }, transfer: transferables(page) };
 }
@@ -112,7 +163,7 @@ async function pages(id, { bytes, password, mode, layout, indices }) {
   try {
     for (const index of indices) {
       self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
-      out.push(doc.extractPages(Uint32Array.of(index))[0]);
+      out.push((await doc.extractPages(Uint32Array.of(index)))[0]);
     }
   } finally {
     doc.free();

@@ -1,9 +1,10 @@
 // The WebGPU model worker: wonnx compiled to wasm (a module of its own, loaded only when a
 // model is asked for), running the prepared model files on the page's GPU. Model files are
 // fetched from the page's own origin and kept in the Cache API, so a second visit reads
-// them offline. It is driven by messages (`openGpuModels` in webgpu.js), or serves the
-// threaded OCR build's model calls through a mailbox in that build's shared memory
-// (`serve`; the Rust side is crates/wasm/src/gpu.rs).
+// them offline. It is driven by messages (`openGpuModels` in webgpu.js); it serves the OCR
+// builds' model calls, from the threaded build through a mailbox in that build's shared
+// memory (`serve`), from the JSPI build by message (`open`, then `call`); the Rust side is
+// crates/wasm/src/gpu/.
 
 import { fetchModel } from './models.js';
 
@@ -96,38 +97,45 @@ function handOver(w, from, to) {
 }
 
 /**
- * Serves model calls from the mailbox until the Rust side abandons it: each request names
- * a model and an input shape, which pick the prepared file `${base}${model}_${shape}.onnx`
- * (compiled on first use).
+ * Runs model calls on the prepared files: a call names a model (index into MODEL_FILES)
+ * and an input shape, which pick the file `${base}${model}_${shape}.onnx` (compiled on first
+ * use); it answers the outputs, `[{ shape, data }]` in the file's order.
  */
-async function serveMailbox(mod, memory, address, base, files) {
-  const words = () => new Int32Array(memory.buffer, address, MAILBOX.WORDS);
+function preparedModels(mod, base, files) {
   const compiled = new Map();
-  const modelFor = (file) => {
+  return async (model, shape, input) => {
+    const file = `${MODEL_FILES[model]}_${Array.from(shape).join('x')}.onnx`;
+    if (!files.includes(file)) throw new Error(`${file} is not prepared`);
     if (!compiled.has(file)) compiled.set(file, compileFile(mod, base + file));
-    return compiled.get(file);
+    const m = await compiled.get(file);
+    const outputs = await m.run(input);
+    return m.outputs().map(({ name, shape: dims }) => {
+      if (outputs[name].length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`output ${name} does not have shape ${dims}`);
+      return { shape: dims, data: outputs[name] };
+    });
   };
+}
+
+/** Serves model calls (see preparedModels) from the mailbox until the Rust side abandons it. */
+async function serveMailbox(run, memory, address) {
+  const words = () => new Int32Array(memory.buffer, address, MAILBOX.WORDS);
   for (;;) {
     if ((await waitFor(words, [STATE.REQUEST, STATE.ABANDONED])) === STATE.ABANDONED) return;
     let w = words();
     if (!handOver(w, STATE.REQUEST, STATE.TAKEN)) continue;
     // The input is copied before anything is awaited: the Rust side owns that memory.
     const input = new Float32Array(memory.buffer, w[MAILBOX.INPUT_PTR], w[MAILBOX.INPUT_LEN]).slice();
-    const file = `${MODEL_FILES[w[MAILBOX.MODEL]]}_${Array.from(w.subarray(MAILBOX.SHAPE, MAILBOX.SHAPE + RANK)).join('x')}.onnx`;
     try {
-      if (!files.includes(file)) throw new Error(`${file} is not prepared`);
-      const model = await modelFor(file);
-      const outputs = await model.run(input);
-      const declared = model.outputs();
-      if (declared.length > MAX_OUTPUTS) throw new Error(`${file} has ${declared.length} outputs`);
+      const outputs = await run(w[MAILBOX.MODEL], w.slice(MAILBOX.SHAPE, MAILBOX.SHAPE + RANK), input);
+      if (outputs.length > MAX_OUTPUTS) throw new Error(`${outputs.length} outputs`);
       w = words();
-      w[MAILBOX.OUT_COUNT] = declared.length;
+      w[MAILBOX.OUT_COUNT] = outputs.length;
       let total = 0;
-      declared.forEach(({ name, shape }, i) => {
-        if (shape.length > RANK || outputs[name].length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`output ${name} does not have shape ${shape}`);
+      outputs.forEach(({ shape, data }, i) => {
+        if (shape.length > RANK) throw new Error(`an output of rank ${shape.length}`);
         w[MAILBOX.OUT_RANKS + i] = shape.length;
         shape.forEach((d, k) => { w[MAILBOX.OUT_SHAPES + i * RANK + k] = d; });
-        total += outputs[name].length;
+        total += data.length;
       });
       w[MAILBOX.OUT_TOTAL] = total;
       if (!handOver(w, STATE.TAKEN, STATE.SIZED)) return;
@@ -136,9 +144,9 @@ async function serveMailbox(mod, memory, address, base, files) {
       if (!handOver(w, STATE.BUFFER, STATE.WRITING)) return;
       const out = new Float32Array(memory.buffer, w[MAILBOX.OUT_PTR], total);
       let at = 0;
-      for (const { name } of declared) {
-        out.set(outputs[name], at);
-        at += outputs[name].length;
+      for (const { data } of outputs) {
+        out.set(data, at);
+        at += data.length;
       }
       handOver(w, STATE.WRITING, STATE.DONE);
     } catch (e) {
@@ -150,6 +158,9 @@ async function serveMailbox(mod, memory, address, base, files) {
     }
   }
 }
+
+/** The prepared models `open` set up, for `call`. */
+let prepared = null;
 
 const handlers = {
   async init() {
@@ -170,8 +181,20 @@ const handlers = {
   async serve({ memory, address, base, files }) {
     runtime ??= loadRuntime();
     const { mod, adapter } = await runtime;
-    serveMailbox(mod, memory, address, base, files).catch((e) => console.error('docsift: GPU mailbox stopped:', e));
+    serveMailbox(preparedModels(mod, base, files), memory, address).catch((e) => console.error('docsift: GPU mailbox stopped:', e));
     return { adapter };
+  },
+  /** Readies the prepared files for `call`; answers once the device is up. */
+  async open({ base, files }) {
+    runtime ??= loadRuntime();
+    const { mod, adapter } = await runtime;
+    prepared = preparedModels(mod, base, files);
+    return { adapter };
+  },
+  /** One model call on the prepared files (see preparedModels). */
+  async call({ model, shape, input }) {
+    if (!prepared) throw new Error('no prepared models are open');
+    return { outputs: await prepared(model, shape, input) };
   },
   async run({ name, input }) {
     const model = models.get(name);
@@ -186,7 +209,7 @@ self.onmessage = async ({ data }) => {
   const { id, op } = data;
   try {
     const result = await handlers[op](data);
-    const transfer = result.outputs ? Object.values(result.outputs).map((a) => a.buffer) : [];
+    const transfer = result.outputs ? Object.values(result.outputs).map((o) => (o.data ?? o).buffer) : [];
     self.postMessage({ id, ok: true, result }, transfer);
   } catch (e) {
     self.postMessage({ id, ok: false, error: { name: e?.name || 'Error', message: String(e?.message || e) } });

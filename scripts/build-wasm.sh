@@ -55,26 +55,30 @@ THREADED="$THREADS_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
 # and threaded (recognition lines in parallel) for cross-origin isolated pages. A 300 dpi
 # page's image, detection maps and per-thread recognition buffers need more than 1 GiB.
 # Each also with relaxed SIMD (fused multiply-add in the matrix kernel, 10-15% faster), for
-# engines that validate it; the others load the plain ones.
-build_ocr() { # $1: target dir; $2: extra target features
-  CARGO_TARGET_DIR="$1" CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128${2:-}" \
-    cargo build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm --features ocr >&2
+# engines that validate it; the others load the plain ones. And the JSPI build, whose model
+# calls suspend on the GPU worker (pages that are not isolated; plain SIMD, as every engine
+# with JSPI has it).
+build_ocr() { # $1: target dir; $2: features; $3: extra target features
+  CARGO_TARGET_DIR="$1" CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128${3:-}" \
+    cargo build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm --features "$2" >&2
 }
 OCR_TARGET="${CARGO_TARGET_DIR}-ocr"
-build_ocr "$OCR_TARGET"
-build_ocr "$OCR_TARGET-relaxed" ,+relaxed-simd
+build_ocr "$OCR_TARGET" ocr
+build_ocr "$OCR_TARGET-relaxed" ocr ,+relaxed-simd
+build_ocr "$OCR_TARGET-jspi" jspi
 OCR_THREADS_TARGET="${CARGO_TARGET_DIR}-ocr-threads"
 if [ "$threads" = yes ]; then
   build_threaded "$OCR_THREADS_TARGET" threads,ocr "$(threads_flags 4294967296 ,+simd128)"
   build_threaded "$OCR_THREADS_TARGET-relaxed" threads,ocr "$(threads_flags 4294967296 ,+simd128,+relaxed-simd)"
 fi
 
-flavours="single ocr ocr-relaxed"
-[ "$threads" = yes ] && flavours="single threaded ocr ocr-relaxed ocr-threaded ocr-threaded-relaxed"
+flavours="single ocr ocr-relaxed ocr-jspi"
+[ "$threads" = yes ] && flavours="single threaded ocr ocr-relaxed ocr-jspi ocr-threaded ocr-threaded-relaxed"
 rm -rf pkg/wasm/threaded pkg/wasm/ocr-threaded pkg/wasm/ocr-threaded-relaxed
 for flavour in $flavours; do
   case $flavour in
     single) src=$SINGLE ;; threaded) src=$THREADED ;;
+    ocr-jspi) src="$OCR_TARGET-jspi/wasm32-unknown-unknown/wasm/docsift_wasm.wasm" ;;
     ocr*) dir="$OCR_TARGET"; [ "${flavour#ocr-threaded}" = "$flavour" ] || dir="$OCR_THREADS_TARGET"
       [ "${flavour%-relaxed}" = "$flavour" ] || dir="$dir-relaxed"
       src="$dir/wasm32-unknown-unknown/wasm/docsift_wasm.wasm" ;;

@@ -1,9 +1,10 @@
 // WebGPU in the browser: the wonnx wasm module in its worker, in headless Chromium with
 // --enable-unsafe-webgpu (SwiftShader, a software adapter: correctness, not speed). For the
 // recognition and orientation models, the prepared file run there must give tract's output
-// for the same input within tolerance; and the page OCR of the threaded build, whose model
-// calls go to that worker through the mailbox in shared memory, must read what the CPU
-// reads. Model files come from the page's own origin.
+// for the same input within tolerance; and page OCR whose model calls go to that worker —
+// from the threaded build through the mailbox in shared memory (isolated page), from the
+// JSPI build by message, suspending until the answer (page not isolated) — must read what
+// the CPU reads. Model files come from the page's own origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -31,7 +32,7 @@ const GPU_FILES = ['cls_1x3x48x192.onnx', 'rec_1x3x48x320.onnx'];
 /** Same model, same input, GPU vs CPU float rounding: boxes agree to a pixel or so. */
 const BOX_TOLERANCE = 2.0;
 
-let browser, server;
+let browser, server, plain;
 
 /** A models folder for createDocsift: the CPU files, and wonnx/ holding only GPU_FILES. */
 function gpuModelsFolder() {
@@ -48,12 +49,15 @@ before(async () => {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader', '--disable-quic', '--no-first-run'],
   });
-  server = await serve({ port: 0, isolate: true, mounts: { '/models/': join(MODELS, 'wonnx'), '/gpu-models/': gpuModelsFolder() } });
+  const mounts = { '/models/': join(MODELS, 'wonnx'), '/gpu-models/': gpuModelsFolder() };
+  server = await serve({ port: 0, isolate: true, mounts });
+  plain = await serve({ port: 0, isolate: false, mounts });
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
+  await plain?.close();
 });
 
 /** tract's input and output for a model and shape (crates/ocr/examples/model_reference.rs). */
@@ -91,12 +95,17 @@ for (const [model, shape] of CASES) {
   });
 }
 
-test('page OCR on WebGPU (mailbox from the threaded build) reads what the CPU reads', { timeout: 600_000 }, async () => {
+for (const [how, on, build] of [
+  ['mailbox from the threaded build, isolated page', () => server, 'ocr-threaded-relaxed'],
+  ['JSPI build, page not isolated', () => plain, 'ocr-jspi'],
+]) test(`page OCR on WebGPU (${how}) reads what the CPU reads`, { timeout: 600_000 }, async () => {
   const page = await browser.newPage();
   const requests = [];
+  const served = [];
   page.on('request', (r) => requests.push(r.url()));
-  await page.goto(server.url + 'pkg/package.json');
-  const got = await page.evaluate(async () => {
+  page.on('response', (r) => r.ok() && served.push(r.url()));
+  await page.goto(on().url + 'pkg/package.json');
+  const read = (backend) => page.evaluate(async (backend) => {
     // A short printed line, drawn here: one recognition call of the narrowest width.
     const canvas = new OffscreenCanvas(220, 64);
     const ctx = canvas.getContext('2d');
@@ -107,19 +116,21 @@ test('page OCR on WebGPU (mailbox from the threaded build) reads what the CPU re
     ctx.fillText('docsift 42', 16, 42);
     const png = await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer();
     const { createDocsift } = await import('/pkg/index.js');
-    const read = async (backend) => {
-      const ds = await createDocsift({ threads: 2, models: '/gpu-models/', backend });
-      const started = performance.now();
-      const p = (await ds.extract(png.slice(0))).pages[0];
-      const seconds = (performance.now() - started) / 1000;
-      ds.terminate();
-      return { seconds, text: p.text, engine: p.ocr?.engine, words: p.words.map((w) => w.bbox) };
-    };
-    return { gpu: await read('webgpu'), cpu: await read('cpu'), auto: await read('auto') };
-  });
+    const ds = await createDocsift({ threads: 2, models: '/gpu-models/', backend });
+    const started = performance.now();
+    const p = (await ds.extract(png)).pages[0];
+    const seconds = (performance.now() - started) / 1000;
+    ds.terminate();
+    return { seconds, text: p.text, engine: p.ocr?.engine, words: p.words.map((w) => w.bbox) };
+  }, backend);
+  const got = { gpu: await read('webgpu') };
+  const gpuBuilds = [...new Set(served.flatMap((u) => u.match(/\/wasm\/(ocr[\w-]*)\//)?.[1] ?? []))];
+  got.cpu = await read('cpu');
+  got.auto = await read('auto');
   await page.close();
   console.log(`# page OCR: WebGPU ${got.gpu.seconds.toFixed(1)} s (${got.gpu.engine}), CPU ${got.cpu.seconds.toFixed(1)} s (${got.cpu.engine}): ${JSON.stringify(got.gpu.text)}`);
   assert.equal(got.gpu.engine, 'wonnx', 'the GPU served the model calls');
+  assert.deepEqual(gpuBuilds, [build], 'the OCR build that reaches the GPU');
   assert.equal(got.cpu.engine, 'tract');
   // SwiftShader is a fallback (software) adapter: "auto" leaves the models on the CPU.
   assert.equal(got.auto.engine, 'tract', '"auto" does not pick a software adapter');
@@ -131,6 +142,6 @@ test('page OCR on WebGPU (mailbox from the threaded build) reads what the CPU re
     const off = Math.max(Math.abs(b.x0 - o.x0), Math.abs(b.top - o.top), Math.abs(b.x1 - o.x1), Math.abs(b.bottom - o.bottom));
     assert.ok(off <= BOX_TOLERANCE, `word ${k}: ${JSON.stringify(b)} vs ${JSON.stringify(o)}`);
   });
-  const origin = new URL(server.url).origin;
+  const origin = new URL(on().url).origin;
   assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith(`blob:${origin}/`)), [], 'only same-origin requests');
 });

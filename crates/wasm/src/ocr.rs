@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, RwLock};
 
 use docsift::ocr_models::{OcrError, Script};
-#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+#[cfg(all(target_arch = "wasm32", any(feature = "threads", feature = "jspi")))]
 use docsift::ocr_models::{Preferring, cpu_backend};
 use docsift::{Error, ErrorKind, ModelKind, OcrEngine, OcrModels, OcrStep};
 use wasm_bindgen::prelude::*;
@@ -20,9 +20,9 @@ pub fn models() -> Option<Arc<OcrModels>> {
 }
 
 /// Loads the models (ONNX bytes; layout optional), replacing those loaded before. With `gpu`,
-/// the names of the prepared files the WebGPU worker serves through the mailbox (threaded
-/// build only): those models run there, the rest — and all of them should the GPU fail —
-/// on the CPU. `script`: "all" (default) or "latin" (see `Script`).
+/// the names of the prepared files the WebGPU worker serves (threaded build: through the
+/// mailbox; JSPI build: through `setGpuRunner`): those models run there, the rest — and all
+/// of them should the GPU fail — on the CPU. `script`: "all" (default) or "latin" (see `Script`).
 #[wasm_bindgen(js_name = setOcrModels)]
 pub fn set_ocr_models(
     det: &[u8],
@@ -53,16 +53,19 @@ pub fn set_ocr_models(
     Ok(())
 }
 
-#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+#[cfg(all(target_arch = "wasm32", any(feature = "threads", feature = "jspi")))]
 fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String], script: Script) -> Result<OcrEngine, OcrError> {
     let (cpu, dictionary) = cpu_backend(files, script)?;
-    let gpu = crate::gpu::MailboxBackend::new(prepared);
-    Ok(OcrEngine::new(Box::new(Preferring::new(Box::new(gpu), Box::new(cpu))), &dictionary, script))
+    let gpu = crate::gpu::backend(prepared);
+    Ok(OcrEngine::new(Box::new(Preferring::new(gpu, Box::new(cpu))), &dictionary, script))
 }
 
-#[cfg(not(all(target_arch = "wasm32", feature = "threads")))]
+#[cfg(not(all(target_arch = "wasm32", any(feature = "threads", feature = "jspi"))))]
 fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String], _: Script) -> Result<OcrEngine, OcrError> {
-    Err(OcrError::Model { model: ModelKind::Detection, message: "WebGPU needs the threaded OCR build".into() })
+    Err(OcrError::Model {
+        model: ModelKind::Detection,
+        message: "WebGPU needs the threaded or the JSPI OCR build".into(),
+    })
 }
 
 /// The page's OCR stage: [1 detection | 2 orientation | 3 recognition | 4 layout, calls
@@ -123,8 +126,10 @@ pub fn gpu_mailbox() -> JsValue {
 }
 
 /// A PNG/JPEG/TIFF image read by OCR: `{meta, page}` with the page on the wire, in pixels;
-/// with `layout`, its layout regions as blocks.
-#[wasm_bindgen(js_name = extractImage)]
+/// with `layout`, its layout regions as blocks. In the JSPI build a promise of it (its model
+/// calls may suspend on the GPU worker).
+#[cfg_attr(feature = "jspi", wasm_bindgen(js_name = extractImage, jspi))]
+#[cfg_attr(not(feature = "jspi"), wasm_bindgen(js_name = extractImage))]
 pub fn extract_image(bytes: &[u8], layout: Option<bool>) -> Result<JsValue, JsValue> {
     let opts = crate::options(None, None, layout.unwrap_or(false))?;
     let doc = docsift::extract_until(bytes, &opts, &|_| {}, &crate::keep_going).map_err(to_js_error)?;

@@ -1,18 +1,18 @@
-//! Models on the page's GPU from the threaded OCR build: the pipeline stays here (Rust,
-//! synchronous, on the pool), and each model call is handed to the WebGPU worker
-//! (pkg/webgpu-worker.js, wonnx) through a mailbox in this module's shared memory. The
-//! calling thread blocks on the mailbox word (`memory.atomic.wait32`, allowed in workers);
-//! the GPU worker waits for it asynchronously (`Atomics.waitAsync`), runs the prepared
-//! model, and writes the outputs back. One call at a time: the GPU runs them in turn anyway.
+//! The threaded OCR build's way to the GPU worker: a mailbox in this module's shared
+//! memory. The calling pool thread blocks on the mailbox word (`memory.atomic.wait32`,
+//! allowed in workers); the GPU worker waits for it asynchronously (`Atomics.waitAsync`),
+//! runs the prepared model, and writes the outputs back. One call at a time: the GPU runs
+//! them in turn anyway.
 //!
 //! The word layout is shared with pkg/webgpu-worker.js (`MAILBOX`); keep them in step.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use docsift::ModelKind;
-use docsift::ocr_models::{Backend, OcrError, Tensor};
+use docsift::ocr_models::{OcrError, Tensor};
+
+use super::{Transport, model_index};
 
 /// Mailbox states: who acts next.
 const IDLE: i32 = 0;
@@ -60,9 +60,9 @@ const MESSAGE: usize = MESSAGE_LEN + 1;
 const WORDS: usize = MESSAGE + MESSAGE_BYTES / 4;
 
 #[repr(C, align(16))]
-struct Mailbox([AtomicI32; WORDS]);
+struct MailboxWords([AtomicI32; WORDS]);
 
-static MAILBOX: Mailbox = Mailbox([const { AtomicI32::new(0) }; WORDS]);
+static MAILBOX: MailboxWords = MailboxWords([const { AtomicI32::new(0) }; WORDS]);
 /// Callers take turns: one request is in the mailbox at a time.
 static TURN: Mutex<()> = Mutex::new(());
 
@@ -133,57 +133,16 @@ fn failed(model: ModelKind, state: i32) -> OcrError {
     e
 }
 
-fn model_index(model: ModelKind) -> i32 {
-    ModelKind::ALL.iter().position(|&k| k == model).unwrap_or(0) as i32
-}
+/// Model calls through the mailbox.
+pub struct Mailbox;
 
-/// The prepared models the GPU worker serves, by the names of their files.
-pub struct MailboxBackend {
-    shapes: HashMap<ModelKind, Vec<Vec<usize>>>,
-}
-
-impl MailboxBackend {
-    /// `files`: prepared file names (`rec_1x3x48x320.onnx`, ...), as served to the GPU worker.
-    pub fn new(files: &[String]) -> Self {
-        let mut shapes: HashMap<ModelKind, Vec<Vec<usize>>> = HashMap::new();
-        for (kind, shape) in files.iter().filter_map(|f| ModelKind::parse_prepared(f)) {
-            shapes.entry(kind).or_default().push(shape);
-        }
-        for list in shapes.values_mut() {
-            list.sort_by_key(|s| s.iter().product::<usize>());
-        }
-        MailboxBackend { shapes }
-    }
-}
-
-impl Backend for MailboxBackend {
-    /// The runtime behind the mailbox, as the native GPU backend names itself.
-    fn name(&self) -> &'static str {
-        "wonnx"
-    }
-
-    fn has(&self, model: ModelKind) -> bool {
-        self.shapes.contains_key(&model)
-    }
-
-    /// The prepared files have batch 1.
-    fn batch_size(&self, _: ModelKind) -> usize {
-        1
-    }
-
-    fn fixed_shapes(&self, model: ModelKind) -> Option<Vec<Vec<usize>>> {
-        self.shapes.get(&model).cloned()
-    }
-
-    fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
-        let &[n, c, h, w] = input.shape.as_slice() else {
-            return Err(OcrError::Model { model, message: format!("input shape {:?} is not N×C×H×W", input.shape) });
-        };
+impl Transport for Mailbox {
+    fn call(&self, model: ModelKind, input: &Tensor, [n, c, h, w]: [usize; 4]) -> Result<Vec<Tensor>, OcrError> {
         let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
         if word(STATE).load(Ordering::SeqCst) == ABANDONED {
             return Err(OcrError::Model { model, message: "WebGPU: the GPU worker stopped answering".into() });
         }
-        word(MODEL).store(model_index(model), Ordering::SeqCst);
+        word(MODEL).store(model_index(model) as i32, Ordering::SeqCst);
         word(INPUT_PTR).store(input.data.as_ptr() as i32, Ordering::SeqCst);
         word(INPUT_LEN).store(input.data.len() as i32, Ordering::SeqCst);
         for (i, d) in [n, c, h, w].into_iter().enumerate() {
