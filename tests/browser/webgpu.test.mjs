@@ -4,7 +4,8 @@
 // for the same input within tolerance; and page OCR whose model calls go to that worker —
 // from the threaded build through the mailbox in shared memory (isolated page), from the
 // JSPI build by message, suspending until the answer (page not isolated) — must read what
-// the CPU reads. Model files come from the page's own origin.
+// the CPU reads, and a GPU call that fails must leave the page to the CPU. Model files come
+// from the page's own origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -34,12 +35,16 @@ const BOX_TOLERANCE = 2.0;
 
 let browser, server, plain;
 
-/** A models folder for createDocsift: the CPU files, and wonnx/ holding only GPU_FILES. */
-function gpuModelsFolder() {
+/**
+ * A models folder for createDocsift: the CPU files, and wonnx/ listing GPU_FILES and holding
+ * them, less `missing` (a GPU call for those fails).
+ */
+function gpuModelsFolder(missing = []) {
   const dir = mkdtempSync(join(tmpdir(), 'docsift-gpu-models-'));
   for (const m of ['det', 'rec', 'cls']) symlinkSync(join(MODELS, `${m}.onnx`), join(dir, `${m}.onnx`));
   mkdirSync(join(dir, 'wonnx'));
-  for (const f of [...GPU_FILES, 'cls.weights', 'rec.weights']) symlinkSync(join(MODELS, 'wonnx', f), join(dir, 'wonnx', f));
+  const held = [...GPU_FILES, 'cls.weights', 'rec.weights'].filter((f) => !missing.includes(f));
+  for (const f of held) symlinkSync(join(MODELS, 'wonnx', f), join(dir, 'wonnx', f));
   writeFileSync(join(dir, 'wonnx', 'index.json'), JSON.stringify({ files: GPU_FILES }));
   return dir;
 }
@@ -49,7 +54,11 @@ before(async () => {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader', '--disable-quic', '--no-first-run'],
   });
-  const mounts = { '/models/': join(MODELS, 'wonnx'), '/gpu-models/': gpuModelsFolder() };
+  const mounts = {
+    '/models/': join(MODELS, 'wonnx'),
+    '/gpu-models/': gpuModelsFolder(),
+    '/broken-gpu-models/': gpuModelsFolder(['rec_1x3x48x320.onnx']),
+  };
   server = await serve({ port: 0, isolate: true, mounts });
   plain = await serve({ port: 0, isolate: false, mounts });
 });
@@ -105,7 +114,7 @@ for (const [how, on, build] of [
   page.on('request', (r) => requests.push(r.url()));
   page.on('response', (r) => r.ok() && served.push(r.url()));
   await page.goto(on().url + 'pkg/package.json');
-  const read = (backend) => page.evaluate(async (backend) => {
+  const read = (backend, models = '/gpu-models/') => page.evaluate(async ({ backend, models }) => {
     // A short printed line, drawn here: one recognition call of the narrowest width.
     const canvas = new OffscreenCanvas(220, 64);
     const ctx = canvas.getContext('2d');
@@ -116,17 +125,19 @@ for (const [how, on, build] of [
     ctx.fillText('docsift 42', 16, 42);
     const png = await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer();
     const { createDocsift } = await import('/pkg/index.js');
-    const ds = await createDocsift({ threads: 2, models: '/gpu-models/', backend });
+    const ds = await createDocsift({ threads: 2, models, backend });
     const started = performance.now();
     const p = (await ds.extract(png)).pages[0];
     const seconds = (performance.now() - started) / 1000;
     ds.terminate();
     return { seconds, text: p.text, engine: p.ocr?.engine, words: p.words.map((w) => w.bbox) };
-  }, backend);
+  }, { backend, models });
   const got = { gpu: await read('webgpu') };
   const gpuBuilds = [...new Set(served.flatMap((u) => u.match(/\/wasm\/(ocr[\w-]*)\//)?.[1] ?? []))];
   got.cpu = await read('cpu');
   got.auto = await read('auto');
+  // A GPU call that fails (its prepared file is gone) is an error the CPU takes over from.
+  got.broken = await read('webgpu', '/broken-gpu-models/');
   await page.close();
   console.log(`# page OCR: WebGPU ${got.gpu.seconds.toFixed(1)} s (${got.gpu.engine}), CPU ${got.cpu.seconds.toFixed(1)} s (${got.cpu.engine}): ${JSON.stringify(got.gpu.text)}`);
   assert.equal(got.gpu.engine, 'wonnx', 'the GPU served the model calls');
@@ -136,6 +147,8 @@ for (const [how, on, build] of [
   assert.equal(got.auto.engine, 'tract', '"auto" does not pick a software adapter');
   assert.ok(got.cpu.text.includes('docsift'), `the CPU reading is sane: ${JSON.stringify(got.cpu.text)}`);
   assert.equal(got.gpu.text, got.cpu.text);
+  assert.equal(got.broken.engine, 'tract', 'a failed GPU call hands the page to the CPU');
+  assert.equal(got.broken.text, got.cpu.text);
   assert.equal(got.gpu.words.length, got.cpu.words.length);
   got.gpu.words.forEach((b, k) => {
     const o = got.cpu.words[k];
