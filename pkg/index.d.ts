@@ -25,7 +25,7 @@ export interface Meta { page_count: number; title?: string; author?: string; enc
 export interface DocsiftDocument { schema: 'docsift/1'; meta: Meta; pages: Page[]; warnings?: Warning[] }
 
 export interface ExtractOptions {
-  /** 1-based page numbers; all pages when absent. */
+  /** 1-based page numbers (of a PDF, or of a multi-page TIFF); all pages when absent. */
   pages?: number[];
   password?: string;
   /**

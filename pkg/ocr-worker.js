@@ -145,14 +145,24 @@ function ocrModule(id, layout) {
   });
 }
 
-/** An image: one page read by OCR. */
-async function image(id, bytes, layout) {
+/** An image's pages (a multi-page TIFF has several; `numbers`: 1-based, all when absent), read by OCR. */
+async function image(id, bytes, layout, numbers) {
   const ocr = await ocrModule(id, layout);
-  self.postMessage({ type: 'progress', id, stage: 'ocr', done: 0, total: 1 });
-  // A promise in the JSPI build, whose model calls wait for the GPU worker.
-  const { meta, page } = await ocr.extractImage(new Uint8Array(bytes), layout);
-  self.postMessage({ type: 'progress', id, stage: 'ocr', done: 1, total: 1 });
-  return { value: { meta, pages: [page] }, transfer: transferables(page) };
+  const data = new Uint8Array(bytes);
+  const indices = ocr.imagePages(data, numbers ? Uint32Array.from(numbers) : undefined);
+  const out = [];
+  let meta, warnings;
+  for (const index of indices) {
+    self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
+    // A promise in the JSPI build, whose model calls wait for the GPU worker.
+    const read = await ocr.extractImage(data, layout, index);
+    ({ meta, warnings } = read);
+    out.push(read.page);
+  }
+  self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
+  const value = { meta, pages: out };
+  if (warnings?.length) value.warnings = warnings;
+  return { value, transfer: out.flatMap(transferables) };
 }
 
 /** The pages at `indices` of a PDF, read by OCR (or, with layout, given layout regions). */
@@ -181,7 +191,7 @@ self.onmessage = async ({ data: msg }) => {
   try {
     let reply = { value: null, transfer: [] };
     if (msg.op === 'load') await ocrModule(msg.id, msg.layout);
-    else if (msg.op === 'image') reply = await image(msg.id, msg.bytes, msg.layout);
+    else if (msg.op === 'image') reply = await image(msg.id, msg.bytes, msg.layout, msg.pages);
     else if (msg.op === 'pages') reply = await pages(msg.id, msg);
     self.postMessage({ type: 'result', id: msg.id, value: reply.value }, reply.transfer);
   } catch (e) {

@@ -110,11 +110,14 @@ function ocrCall(id, request, transfer = []) {
   return run;
 }
 
-/** An image: one page read by OCR. */
+/** An image (PNG, JPEG, TIFF of one or more pages): its pages read by OCR. */
 async function extractImage(id, bytes, options) {
   if (options.ocr === 'off') throw { name: 'UnsupportedInputError', code: 'unsupported', message: 'images are read only by OCR (ocr: "off")' };
-  const { meta, pages } = await ocrCall(id, { op: 'image', bytes: bytes.buffer, layout: Boolean(options.layout) }, [bytes.buffer]);
-  return { schema: 'docsift/1', meta, pages };
+  const request = { op: 'image', bytes: bytes.buffer, layout: Boolean(options.layout), pages: options.pages };
+  const { meta, pages, warnings } = await ocrCall(id, request, [bytes.buffer]);
+  const result = { schema: 'docsift/1', meta, pages };
+  if (warnings) result.warnings = warnings;
+  return result;
 }
 
 /**

@@ -5,6 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -18,21 +20,73 @@ const CLI = join(TARGET, 'release', 'docsift');
 const BOX_TOLERANCE = 2.0;
 
 let browser, server, plain;
+/** Files the tests make, served under /corpus/made/. */
+const MADE = mkdtempSync(join(tmpdir(), 'docsift-browser-ocr-'));
 
 before(async () => {
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-quic', '--no-first-run'] });
-  server = await serve({ port: 0, isolate: true, mounts: { '/corpus/': CORPUS } });
-  plain = await serve({ port: 0, isolate: false, mounts: { '/corpus/': CORPUS } });
+  const mounts = { '/corpus/': CORPUS, '/corpus/made/': MADE };
+  server = await serve({ port: 0, isolate: true, mounts });
+  plain = await serve({ port: 0, isolate: false, mounts });
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
   await plain?.close();
+  rmSync(MADE, { recursive: true, force: true });
 });
 
 function native(path, args = []) {
-  return JSON.parse(execFileSync(CLI, ['extract', '--format', 'json', ...args, join(CORPUS, path)], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }));
+  const file = path.startsWith('made/') ? join(MADE, path.slice(5)) : join(CORPUS, path);
+  return JSON.parse(execFileSync(CLI, ['extract', '--format', 'json', ...args, file], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }));
+}
+
+/**
+ * An uncompressed little-endian RGB TIFF of `pages` ({width, height, rgb, thumbnail}), one
+ * directory per page in one chain; a thumbnail is marked as a reduced-resolution copy.
+ */
+function tiffOf(pages) {
+  const chunks = [];
+  let size = 8;
+  const header = Buffer.alloc(8);
+  header.write('II*\0', 0, 'latin1');
+  chunks.push(header);
+  let link = 4; // where the offset of the next directory goes
+  const links = [];
+  for (const { width, height, rgb, thumbnail } of pages) {
+    const pixels = size;
+    chunks.push(rgb);
+    size += rgb.length;
+    const bits = size;
+    const bitsBuf = Buffer.alloc(6);
+    [8, 8, 8].forEach((b, i) => bitsBuf.writeUInt16LE(b, 2 * i));
+    chunks.push(bitsBuf);
+    size += 6;
+    // [tag, type (3 SHORT, 4 LONG), value], in ascending tag order.
+    const entries = [
+      ...(thumbnail ? [[254, 4, 1]] : []),
+      [256, 4, width], [257, 4, height], [258, 3, bits], [259, 3, 1], [262, 3, 2],
+      [273, 4, pixels], [277, 3, 3], [278, 4, height], [279, 4, rgb.length],
+    ];
+    const dir = Buffer.alloc(2 + 12 * entries.length + 4);
+    dir.writeUInt16LE(entries.length, 0);
+    entries.forEach(([tag, type, value], i) => {
+      const at = 2 + 12 * i;
+      dir.writeUInt16LE(tag, at);
+      dir.writeUInt16LE(type, at + 2);
+      dir.writeUInt32LE(tag === 258 ? 3 : 1, at + 4);
+      if (type === 3 && tag !== 258) dir.writeUInt16LE(value, at + 8);
+      else dir.writeUInt32LE(value, at + 8);
+    });
+    links.push([link, size]);
+    link = size + 2 + 12 * entries.length;
+    chunks.push(dir);
+    size += dir.length;
+  }
+  const file = Buffer.concat(chunks);
+  for (const [at, directory] of links) file.writeUInt32LE(directory, at);
+  return file;
 }
 
 /**
@@ -103,6 +157,38 @@ for (const [path, on, build, plainSimd] of [
     assertSameReading(got, want, path);
   });
 }
+
+test('every page of a multi-page TIFF is read as the CLI reads it, thumbnails left out; pages picks among them', { timeout: 600_000 }, async () => {
+  // Two pages of text drawn by the browser, and a thumbnail between them.
+  const page = await browser.newPage();
+  await page.goto(plain.url + 'pkg/package.json');
+  const drawn = await page.evaluate(() => ['Invoice number 4711 for March', 'Second page: total due 120 EUR', 'tiny'].map((text, i) => {
+    const [width, height] = i === 2 ? [64, 16] : [900, 160];
+    const canvas = new OffscreenCanvas(width, height);
+    const g = canvas.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, width, height);
+    g.fillStyle = '#000';
+    g.font = `${i === 2 ? 10 : 44}px serif`;
+    g.fillText(text, 20, height * 0.6);
+    const rgba = g.getImageData(0, 0, width, height).data;
+    const rgb = Array.from({ length: width * height * 3 }, (_, k) => rgba[Math.floor(k / 3) * 4 + (k % 3)]);
+    return { width, height, rgb };
+  }));
+  await page.close();
+  const [first, second, thumbnail] = drawn.map((d) => ({ ...d, rgb: Buffer.from(d.rgb) }));
+  writeFileSync(join(MADE, 'two-pages.tif'), tiffOf([first, { ...thumbnail, thumbnail: true }, second]));
+  const path = 'made/two-pages.tif';
+  const got = await inBrowser(path, {}, plain);
+  const want = native(path);
+  assert.equal(want.meta.page_count, 2);
+  assert.match(want.pages[0].text, /Invoice number 4711/);
+  assert.match(want.pages[1].text, /total due 120/);
+  assertSameReading(got, want, path);
+  const picked = await inBrowser(path, { pages: [2] }, plain);
+  assertSameReading(picked, native(path, ['--pages', '2']), `${path} --pages 2`);
+  assert.equal(picked.pages[0].text, want.pages[1].text);
+});
 
 test('script: "latin" reads an image as the CLI\'s --script latin does, and an unknown script is refused', { timeout: 300_000 }, async () => {
   const path = 'ocr/tesseract-test/testing/phototest.tif';

@@ -155,6 +155,48 @@ fn pdfs_without_usable_text_are_read_by_ocr() {
     }
 }
 
+/// A multi-page TIFF as a scanner writes one: tesseract's phototest upright, a thumbnail
+/// (a reduced-resolution copy, not a page), then the page turned half round. It reads as
+/// two pages, each as its own file reads; `pages` picks the second alone.
+#[test]
+fn every_page_of_a_multi_page_tiff_is_read_as_its_own_file_is() {
+    use tiff::encoder::{TiffEncoder, colortype::RGB8};
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let testing = corpus.join("ocr/tesseract-test/testing");
+    let files = [testing.join("phototest.tif"), testing.join("phototest-rotated-180.png")];
+    let images: Vec<_> =
+        files.iter().map(|f| docsift_ocr::decode_image(&std::fs::read(f).expect("image")).expect("decodes")).collect();
+    let thumbnail = docsift_ocr::resized(&images[0], 64, 48).expect("thumbnail");
+    let mut tiff = std::io::Cursor::new(Vec::new());
+    let mut encoder = TiffEncoder::new(&mut tiff).expect("encoder");
+    for (img, reduced) in [(&images[0], false), (&thumbnail, true), (&images[1], false)] {
+        let mut page = encoder.new_image::<RGB8>(img.width(), img.height()).expect("directory");
+        if reduced {
+            page.encoder().write_tag(tiff::tags::Tag::NewSubfileType, 1u32).expect("tag");
+        }
+        page.write_data(img.as_raw()).expect("pixels");
+    }
+    let tiff = tiff.into_inner();
+    let read = |opts: &Options| docsift::extract_until(&tiff, opts, &|_| {}, &|| true).expect("extracts");
+    let doc = read(&opts(&models, OcrMode::Auto));
+    assert_ocr_boxes(&doc, "multi-page TIFF");
+    assert_eq!((doc.meta.page_count, doc.pages.len()), (2, 2));
+    for (page, file) in doc.pages.iter().zip(&files) {
+        let alone = extract_with(file, &opts(&models, OcrMode::Auto)).expect("single image");
+        assert_eq!(page.text, alone.pages[0].text, "page {} vs {}", page.number, file.display());
+        assert_eq!((page.width, page.height), (alone.pages[0].width, alone.pages[0].height));
+    }
+    let second = read(&Options { pages: Some(vec![2]), ..opts(&models, OcrMode::Auto) });
+    assert_eq!(
+        second.pages.iter().map(|p| (p.number, p.text.as_str())).collect::<Vec<_>>(),
+        [(2, doc.pages[1].text.as_str())]
+    );
+    let past =
+        docsift::extract_until(&tiff, &Options { pages: Some(vec![3]), ..Options::default() }, &|_| {}, &|| true);
+    assert!(past.is_err_and(|e| e.kind == docsift::ErrorKind::Unsupported), "page 3 of 2");
+}
+
 /// Born-digital pages rendered and OCR'd, scored against their own text layer. The NICS
 /// page is a landscape table of 7pt figures, ~1,300 cells: it needs the finer detection
 /// pass for small print and more than PaddleOCR's 1000 regions per page.

@@ -84,8 +84,8 @@ pub enum Format {
     Image,
 }
 
-/// Signatures of the image formats docsift reads.
-const IMAGE_MAGIC: [&[u8]; 4] = [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\0", b"MM\0*"];
+/// Signatures of the image formats docsift reads (TIFF classic and BigTIFF, both byte orders).
+const IMAGE_MAGIC: [&[u8]; 6] = [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
 
 pub fn sniff(bytes: &[u8]) -> Option<Format> {
     if docsift_pdf::has_header(bytes) || docsift_pdf::looks_like_headerless_pdf(bytes) {
@@ -117,6 +117,23 @@ pub fn parse_page_list(spec: &str) -> Result<Vec<usize>, Error> {
         return Err(bad());
     }
     Ok(out)
+}
+
+/// The 0-based indices of the pages asked for (1-based numbers; all when None) of a
+/// document of `count` pages.
+pub fn pages_wanted(pages: Option<&[usize]>, count: usize) -> Result<Vec<usize>, Error> {
+    match pages {
+        Some(list) => {
+            if let Some(&bad) = list.iter().find(|&&p| p == 0 || p > count) {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    format!("page {bad} does not exist (the document has {count})"),
+                ));
+            }
+            Ok(list.iter().map(|p| p - 1).collect())
+        }
+        None => Ok((0..count).collect()),
+    }
 }
 
 /// Extracts a document (a PDF, or an image through OCR). `progress` is called after each
@@ -153,6 +170,13 @@ pub fn extract_until(
     Ok(doc.into_document(pages))
 }
 
+/// How many pages an image file has: a multi-page TIFF's pages (thumbnails left out), one
+/// for a PNG or JPEG.
+#[cfg(feature = "ocr")]
+pub fn image_page_count(bytes: &[u8]) -> usize {
+    docsift_ocr::ImageFile::open(bytes).page_count()
+}
+
 #[cfg(feature = "ocr")]
 fn extract_image(
     bytes: &[u8],
@@ -160,9 +184,15 @@ fn extract_image(
     progress: &(dyn Fn(Progress) + Sync),
     keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<Document, Error> {
-    let page = ocr::image_page(bytes, opts, keep_going)?;
-    progress(Progress { done: 1, total: 1 });
-    Ok(Document::new(Meta { page_count: 1, ..Meta::default() }, vec![page], Vec::new()))
+    let file = docsift_ocr::ImageFile::open(bytes);
+    let wanted = pages_wanted(opts.pages.as_deref(), file.page_count())?;
+    let mut pages = Vec::with_capacity(wanted.len());
+    for &index in &wanted {
+        pages.push(ocr::image_page(&file, index, opts, keep_going)?);
+        progress(Progress { done: pages.len(), total: wanted.len() });
+    }
+    let warnings = file.broken_chain.iter().map(Warning::document).collect();
+    Ok(Document::new(Meta { page_count: file.page_count(), ..Meta::default() }, pages, warnings))
 }
 
 #[cfg(not(feature = "ocr"))]
@@ -242,19 +272,7 @@ impl OpenDocument {
 
     /// 0-based indices of the 1-based `pages` list (all pages when None).
     pub fn resolve_pages(&self, pages: Option<&[usize]>) -> Result<Vec<usize>, Error> {
-        let count = self.page_count();
-        match pages {
-            Some(list) => {
-                if let Some(&bad) = list.iter().find(|&&p| p == 0 || p > count) {
-                    return Err(Error::new(
-                        ErrorKind::Unsupported,
-                        format!("page {bad} does not exist (the document has {count})"),
-                    ));
-                }
-                Ok(list.iter().map(|p| p - 1).collect())
-            }
-            None => Ok((0..count).collect()),
-        }
+        pages_wanted(pages, self.page_count())
     }
 
     pub fn extract_page(&self, index: usize, text: &TextOptions) -> Result<Page, Error> {

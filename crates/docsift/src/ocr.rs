@@ -1,13 +1,13 @@
 //! Where OCR joins the pipeline: which pages need it, rendering them, and turning images
-//! into one-page documents. Only with the `ocr` feature (the browser runs models in a
-//! separate module).
+//! into documents (a page per TIFF page). Only with the `ocr` feature (the browser runs
+//! models in a separate module).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use docsift_model::{Error, ErrorKind, Page, Warning};
-use docsift_ocr::{Engine, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Script, Step};
+use docsift_ocr::{Engine, ImageFile, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Script, Step};
 
 use crate::{OcrMode, Options, needs_ocr};
 
@@ -250,12 +250,28 @@ impl PdfOcr {
     }
 }
 
-/// An image file (PNG, JPEG, TIFF) as a one-page document in pixel coordinates.
-pub fn image_page(bytes: &[u8], opts: &Options, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Page, Error> {
-    let img = docsift_ocr::decode_image(bytes).map_err(to_error)?;
-    let mut page = Page { number: 1, width: img.width() as f32, height: img.height() as f32, ..Page::default() };
+/// Page `index` (0-based) of an image file (PNG, JPEG, TIFF) in pixel coordinates. A page
+/// of a multi-page TIFF that cannot be decoded is kept, empty, with a warning saying why;
+/// a single picture that cannot be decoded is an error.
+pub fn image_page(
+    file: &ImageFile,
+    index: usize,
+    opts: &Options,
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> Result<Page, Error> {
+    let number = index + 1;
+    let img = match file.page(index) {
+        Ok(img) => img,
+        Err(e) if file.page_count() > 1 => {
+            let mut page = Page { number, ..Page::default() };
+            page.warnings.push(Warning::page(number, format!("the page could not be decoded: {e}")));
+            return Ok(page);
+        }
+        Err(e) => return Err(to_error(e)),
+    };
+    let mut page = Page { number, width: img.width() as f32, height: img.height() as f32, ..Page::default() };
     let Some(models) = opts.ocr_models.as_ref().filter(|_| opts.ocr != OcrMode::Off) else {
-        page.warnings.push(Warning::page(1, "an image has text only through OCR, which is off or has no models"));
+        page.warnings.push(Warning::page(number, "an image has text only through OCR, which is off or has no models"));
         return Ok(page);
     };
     let engine = models.engine()?;

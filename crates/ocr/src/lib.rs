@@ -25,7 +25,7 @@ pub use det::{DetParams, bgr_tensor};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
-pub use raster::{PdfRenderer, RenderedPage, decode_image, encode_png, resized};
+pub use raster::{ImageFile, PdfRenderer, RenderedPage, decode_image, encode_png, resized};
 pub use rec::Script;
 pub use tract::TractBackend;
 #[cfg(feature = "wonnx")]

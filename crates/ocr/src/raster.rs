@@ -12,11 +12,175 @@ use image::RgbImage;
 use crate::OcrError;
 use crate::det::Area;
 
-/// PNG, JPEG or TIFF (first page) bytes -> RGB pixels (grey, 1-bit and alpha images are
+/// PNG, JPEG or TIFF (its first page) bytes -> RGB pixels (grey, 1-bit and alpha images are
 /// flattened).
 pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
-    let img = image::load_from_memory(bytes).map_err(|e| OcrError::Image(e.to_string()))?;
-    Ok(img.to_rgb8())
+    ImageFile::open(bytes).page(0)
+}
+
+/// Directories past this many are not followed: a bound on the walk of a hostile file.
+const MAX_TIFF_DIRECTORIES: usize = 10_000;
+
+/// `NewSubfileType` bits of a directory that is not a page of its own: a reduced-resolution
+/// copy (a thumbnail or pyramid level) or a transparency mask.
+const NOT_A_PAGE: u64 = 0b101;
+
+/// The TIFF tag saying what a directory's image is (a page, a thumbnail, a mask).
+const NEW_SUBFILE_TYPE: u64 = 254;
+
+/// An image file's pages: a TIFF's page directories in order (multi-page scans and faxes),
+/// or the one picture of a PNG or JPEG. Pages are decoded one at a time, on demand.
+pub struct ImageFile<'a> {
+    bytes: &'a [u8],
+    /// A TIFF's pages; empty for the other formats.
+    tiff_pages: Vec<TiffPage>,
+    /// Why a TIFF's chain of directories broke off, when it did: pages after the break
+    /// cannot be found.
+    pub broken_chain: Option<String>,
+}
+
+/// Where a TIFF page's directory starts, and where its link to the next one lies.
+#[derive(Clone, Copy, Debug)]
+struct TiffPage {
+    directory: u64,
+    link: usize,
+}
+
+/// How a TIFF lays out its numbers: byte order, and classic (32-bit offsets) or BigTIFF.
+#[derive(Clone, Copy)]
+struct TiffLayout {
+    big_endian: bool,
+    big: bool,
+}
+
+impl TiffLayout {
+    fn of(bytes: &[u8]) -> Option<TiffLayout> {
+        match bytes.get(..4)? {
+            b"II*\0" => Some(TiffLayout { big_endian: false, big: false }),
+            b"MM\0*" => Some(TiffLayout { big_endian: true, big: false }),
+            b"II+\0" => Some(TiffLayout { big_endian: false, big: true }),
+            b"MM\0+" => Some(TiffLayout { big_endian: true, big: true }),
+            _ => None,
+        }
+    }
+
+    /// Bytes of an offset (the header's, a directory's link, an entry's value).
+    fn offset_size(self) -> usize {
+        if self.big { 8 } else { 4 }
+    }
+
+    /// Where the header keeps the first directory's offset.
+    fn first_link(self) -> usize {
+        if self.big { 8 } else { 4 }
+    }
+
+    /// The unsigned number of `n` bytes at `at`, if the file holds them.
+    fn number(self, bytes: &[u8], at: usize, n: usize) -> Option<u64> {
+        let b = bytes.get(at..at.checked_add(n)?)?;
+        let fold = |v: u64, &x: &u8| v << 8 | u64::from(x);
+        Some(if self.big_endian { b.iter().fold(0, fold) } else { b.iter().rev().fold(0, fold) })
+    }
+
+    fn write(self, file: &mut [u8], at: usize, value: u64) -> Option<()> {
+        let n = self.offset_size();
+        let bytes = if self.big_endian { value.to_be_bytes() } else { value.to_le_bytes() };
+        let bytes = if self.big_endian { &bytes[8 - n..] } else { &bytes[..n] };
+        file.get_mut(at..at.checked_add(n)?)?.copy_from_slice(bytes);
+        Some(())
+    }
+
+    /// A directory's entry count and each entry's size.
+    fn entries(self) -> (usize, usize) {
+        if self.big { (8, 20) } else { (2, 12) }
+    }
+}
+
+/// The pages of a TIFF's chain of directories (the TIFF 6.0 and BigTIFF layouts), and why
+/// the chain broke off if it did. Walked here rather than by the decoder, which refuses the
+/// directory whose link is bad: a page would be lost with its link.
+fn tiff_pages(bytes: &[u8], layout: TiffLayout) -> (Vec<TiffPage>, Option<String>) {
+    let (count_size, entry_size) = layout.entries();
+    let offset = layout.offset_size();
+    let mut pages = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut link = layout.first_link();
+    let broken = loop {
+        let Some(at) = layout.number(bytes, link, offset) else { break Some("a link past the end of the file") };
+        if at == 0 {
+            break None;
+        }
+        if !seen.insert(at) {
+            break Some("a link back to an earlier directory");
+        }
+        if seen.len() > MAX_TIFF_DIRECTORIES {
+            break Some("too many directories");
+        }
+        let directory = usize::try_from(at).ok();
+        let count = directory.and_then(|d| usize::try_from(layout.number(bytes, d, count_size)?).ok());
+        let (Some(directory), Some(count)) = (directory, count) else {
+            break Some("a directory past the end of the file");
+        };
+        // Within the file, as the count was: no overflow.
+        let first_entry = directory + count_size;
+        let Some(next) = count.checked_mul(entry_size).and_then(|n| n.checked_add(first_entry)) else {
+            break Some("a directory past the end of the file");
+        };
+        let kind = (first_entry..next.min(bytes.len()))
+            .step_by(entry_size)
+            .find(|&e| layout.number(bytes, e, 2) == Some(NEW_SUBFILE_TYPE))
+            // One SHORT or LONG, at the start of the entry's value field.
+            .and_then(|e| {
+                let short = layout.number(bytes, e + 2, 2) == Some(3);
+                layout.number(bytes, e + 4 + offset, if short { 2 } else { 4 })
+            });
+        link = next;
+        if kind.unwrap_or(0) & NOT_A_PAGE == 0 {
+            pages.push(TiffPage { directory: at, link });
+        }
+    };
+    let broken = broken.map(|why| format!("the TIFF's chain of pages breaks off after page {}: {why}", pages.len()));
+    (pages, broken)
+}
+
+/// A copy of a TIFF whose only directory is `page`'s: `image` decodes a TIFF's first
+/// directory, with the colour conversions every page needs.
+fn single_page_tiff(bytes: &[u8], layout: TiffLayout, page: TiffPage) -> Option<Vec<u8>> {
+    let mut file = bytes.to_vec();
+    layout.write(&mut file, layout.first_link(), page.directory)?;
+    // A link off the end of the file stays as it is: the decoder stops there too.
+    let _ = layout.write(&mut file, page.link, 0);
+    Some(file)
+}
+
+impl<'a> ImageFile<'a> {
+    pub fn open(bytes: &'a [u8]) -> ImageFile<'a> {
+        let (tiff_pages, broken_chain) = TiffLayout::of(bytes).map(|l| tiff_pages(bytes, l)).unwrap_or_default();
+        ImageFile { bytes, tiff_pages, broken_chain }
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.tiff_pages.len().max(1)
+    }
+
+    /// Page `index` (0-based) as RGB pixels.
+    pub fn page(&self, index: usize) -> Result<RgbImage, OcrError> {
+        let err = |e: image::ImageError| OcrError::Image(e.to_string());
+        let img = match self.tiff_pages.get(index) {
+            // A PNG or JPEG; or a TIFF of nothing but thumbnails, read as its first.
+            None if index == 0 && self.tiff_pages.is_empty() => image::load_from_memory(self.bytes).map_err(err)?,
+            None => return Err(OcrError::Image(format!("no page {} in the image file", index + 1))),
+            Some(&page) => {
+                let file = TiffLayout::of(self.bytes)
+                    .and_then(|layout| single_page_tiff(self.bytes, layout, page))
+                    .ok_or_else(|| OcrError::Image("TIFF: a page directory outside the file".into()))?;
+                let mut decoder =
+                    image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(&file[..])).map_err(err)?;
+                image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(err)?;
+                image::DynamicImage::from_decoder(decoder).map_err(err)?
+            }
+        };
+        Ok(img.to_rgb8())
+    }
 }
 
 /// `img` resampled to w×h with a bilinear (triangle) filter whose support grows with the
@@ -96,6 +260,99 @@ impl PdfRenderer {
 mod tests {
     use super::*;
     use image::imageops::{FilterType, resize};
+
+    /// A TIFF of pages (RGB w×h of one colour, or, marked, a thumbnail) in one chain.
+    fn tiff_of(big: bool, pages: &[(u32, u32, [u8; 3], bool)]) -> Vec<u8> {
+        use tiff::encoder::{TiffEncoder, TiffKind, colortype::RGB8};
+        fn write<K: TiffKind>(
+            mut enc: TiffEncoder<&mut std::io::Cursor<Vec<u8>>, K>,
+            pages: &[(u32, u32, [u8; 3], bool)],
+        ) {
+            for &(w, h, rgb, thumbnail) in pages {
+                let mut img = enc.new_image::<RGB8>(w, h).expect("directory");
+                if thumbnail {
+                    img.encoder().write_tag(tiff::tags::Tag::NewSubfileType, 1u32).expect("tag");
+                }
+                img.write_data(&rgb.repeat((w * h) as usize)).expect("pixels");
+            }
+        }
+        let mut out = std::io::Cursor::new(Vec::new());
+        if big {
+            write(TiffEncoder::new_big(&mut out).expect("encoder"), pages);
+        } else {
+            write(TiffEncoder::new(&mut out).expect("encoder"), pages);
+        }
+        out.into_inner()
+    }
+
+    const RED: [u8; 3] = [200, 10, 10];
+    const GREEN: [u8; 3] = [10, 200, 10];
+    const BLUE: [u8; 3] = [10, 10, 200];
+
+    #[test]
+    fn every_page_of_a_multi_page_tiff_is_read_and_thumbnails_are_not_pages() -> Result<(), OcrError> {
+        for big in [false, true] {
+            let bytes = tiff_of(big, &[(30, 20, RED, false), (8, 5, GREEN, true), (40, 10, BLUE, false)]);
+            let file = ImageFile::open(&bytes);
+            assert_eq!((file.page_count(), file.broken_chain.as_deref()), (2, None), "BigTIFF: {big}");
+            let (first, second) = (file.page(0)?, file.page(1)?);
+            assert_eq!((first.dimensions(), first.get_pixel(3, 3).0), ((30, 20), RED));
+            assert_eq!((second.dimensions(), second.get_pixel(39, 9).0), ((40, 10), BLUE));
+            assert!(file.page(2).is_err());
+            assert_eq!(decode_image(&bytes)?.dimensions(), (30, 20));
+        }
+        Ok(())
+    }
+
+    /// Where the next-directory link of a classic little-endian TIFF's last directory lies.
+    fn last_link(bytes: &[u8]) -> usize {
+        let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")) as usize;
+        let mut at = u32_at(4);
+        loop {
+            let link = at + 2 + 12 * u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
+            match u32_at(link) {
+                0 => return link,
+                next => at = next,
+            }
+        }
+    }
+
+    #[test]
+    fn a_tiff_chain_that_loops_or_points_past_the_end_keeps_the_pages_before_the_break() -> Result<(), OcrError> {
+        let good = tiff_of(false, &[(30, 20, RED, false), (40, 10, BLUE, false)]);
+        let link = last_link(&good);
+        let first = good[4..8].to_vec();
+        for target in [first, (good.len() as u32 + 100).to_le_bytes().to_vec()] {
+            let mut bytes = good.clone();
+            bytes[link..link + 4].copy_from_slice(&target);
+            let file = ImageFile::open(&bytes);
+            assert_eq!(file.page_count(), 2);
+            assert!(file.broken_chain.is_some());
+            assert_eq!(file.page(1)?.get_pixel(0, 0).0, BLUE);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn tiff_numbers_read_as_written_in_either_byte_order() {
+        for (header, written) in [(b"MM\0*", [9, 9, 1, 2, 3, 4, 9, 9]), (b"II*\0", [9, 9, 4, 3, 2, 1, 9, 9])] {
+            let layout = TiffLayout::of(header).expect("a TIFF header");
+            let mut file = [9u8; 8];
+            layout.write(&mut file, 2, 0x0102_0304);
+            assert_eq!(file, written);
+            assert_eq!(layout.number(&file, 2, 4), Some(0x0102_0304));
+            assert_eq!(layout.number(&file, 6, 4), None, "past the end");
+        }
+    }
+
+    #[test]
+    fn a_png_is_one_page() -> Result<(), OcrError> {
+        let png = encode_png(&RgbImage::from_pixel(7, 3, image::Rgb(GREEN)))?;
+        let file = ImageFile::open(&png);
+        assert_eq!((file.page_count(), file.page(0)?.dimensions()), (1, (7, 3)));
+        assert!(file.page(1).is_err());
+        Ok(())
+    }
 
     #[test]
     fn resized_samples_as_the_image_crates_triangle_filter() -> Result<(), OcrError> {

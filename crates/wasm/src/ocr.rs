@@ -1,5 +1,5 @@
 //! The OCR build: the models (given as bytes by the worker, which fetched them from the
-//! page's origin) run on the CPU with tract; images become one-page documents.
+//! page's origin) run on the CPU with tract; images become documents, a page per TIFF page.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, RwLock};
@@ -125,18 +125,30 @@ pub fn gpu_mailbox() -> JsValue {
     JsValue::NULL
 }
 
-/// A PNG/JPEG/TIFF image read by OCR: `{meta, page}` with the page on the wire, in pixels;
-/// with `layout`, its layout regions as blocks. In the JSPI build a promise of it (its model
-/// calls may suspend on the GPU worker).
+/// The 0-based indices of an image file's pages to read (1-based `pages`, all when absent),
+/// validated: a multi-page TIFF has several, a PNG or JPEG one.
+#[wasm_bindgen(js_name = imagePages)]
+pub fn image_pages(bytes: &[u8], pages: Option<Vec<u32>>) -> Result<Vec<u32>, JsValue> {
+    let list: Option<Vec<usize>> = pages.map(|p| p.into_iter().map(|n| n as usize).collect());
+    let wanted = docsift::pages_wanted(list.as_deref(), docsift::image_page_count(bytes)).map_err(to_js_error)?;
+    Ok(wanted.into_iter().map(|i| i as u32).collect())
+}
+
+/// Page `index` (0-based, default 0) of a PNG/JPEG/TIFF read by OCR: `{meta, page, warnings}`
+/// with the page on the wire, in pixels; with `layout`, its layout regions as blocks. In the
+/// JSPI build a promise of it (its model calls may suspend on the GPU worker).
 #[cfg_attr(feature = "jspi", wasm_bindgen(js_name = extractImage, jspi))]
 #[cfg_attr(not(feature = "jspi"), wasm_bindgen(js_name = extractImage))]
-pub fn extract_image(bytes: &[u8], layout: Option<bool>) -> Result<JsValue, JsValue> {
-    let opts = crate::options(None, None, layout.unwrap_or(false))?;
+pub fn extract_image(bytes: &[u8], layout: Option<bool>, index: Option<u32>) -> Result<JsValue, JsValue> {
+    let mut opts = crate::options(None, None, layout.unwrap_or(false))?;
+    opts.pages = Some(vec![index.unwrap_or(0) as usize + 1]);
     let doc = docsift::extract_until(bytes, &opts, &|_| {}, &crate::keep_going).map_err(to_js_error)?;
     let meta = to_js(&doc.meta);
+    let warnings = to_js(&doc.warnings);
     let page = doc.pages.into_iter().next().ok_or_else(|| to_js_error(Error::malformed("the image has no page")))?;
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"meta".into(), &meta)?;
     js_sys::Reflect::set(&out, &"page".into(), &wire::WirePage::build(page).to_js())?;
+    js_sys::Reflect::set(&out, &"warnings".into(), &warnings)?;
     Ok(out.into())
 }
