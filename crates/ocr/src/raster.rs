@@ -167,7 +167,10 @@ impl<'a> ImageFile<'a> {
         let err = |e: image::ImageError| OcrError::Image(e.to_string());
         let img = match self.tiff_pages.get(index) {
             // A PNG or JPEG; or a TIFF of nothing but thumbnails, read as its first.
-            None if index == 0 && self.tiff_pages.is_empty() => image::load_from_memory(self.bytes).map_err(err)?,
+            None if index == 0 && self.tiff_pages.is_empty() => {
+                let reader = image::ImageReader::new(std::io::Cursor::new(self.bytes)).with_guessed_format();
+                upright(reader.map_err(|e| err(e.into()))?.into_decoder().map_err(err)?).map_err(err)?
+            }
             None => return Err(OcrError::Image(format!("no page {} in the image file", index + 1))),
             Some(&page) => {
                 let file = TiffLayout::of(self.bytes)
@@ -176,11 +179,22 @@ impl<'a> ImageFile<'a> {
                 let mut decoder =
                     image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(&file[..])).map_err(err)?;
                 image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(err)?;
-                image::DynamicImage::from_decoder(decoder).map_err(err)?
+                upright(decoder).map_err(err)?
             }
         };
         Ok(img.to_rgb8())
     }
+}
+
+/// The decoded picture turned as its orientation tag (EXIF in a JPEG or PNG, the TIFF tag)
+/// says, as a browser or an image viewer shows it: a phone's photo of a page is stored
+/// sideways with a tag, and its boxes must match the picture the user sees. An unreadable
+/// tag leaves the picture as stored.
+fn upright(mut decoder: impl image::ImageDecoder) -> image::ImageResult<image::DynamicImage> {
+    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut img = image::DynamicImage::from_decoder(decoder)?;
+    img.apply_orientation(orientation);
+    Ok(img)
 }
 
 /// `img` resampled to w×h with a bilinear (triangle) filter whose support grows with the
@@ -343,6 +357,28 @@ mod tests {
             assert_eq!(layout.number(&file, 2, 4), Some(0x0102_0304));
             assert_eq!(layout.number(&file, 6, 4), None, "past the end");
         }
+    }
+
+    #[test]
+    fn a_photo_tagged_as_turned_is_read_upright_as_viewers_show_it() -> Result<(), OcrError> {
+        // Stored 30×20, red above blue, tagged "turn 90° clockwise to view" (EXIF orientation 6).
+        let stored = RgbImage::from_fn(30, 20, |_, y| image::Rgb(if y < 10 { RED } else { BLUE }));
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
+            .encode_image(&stored)
+            .map_err(|e| OcrError::Image(e.to_string()))?;
+        let tiff: [u8; 26] =
+            [b'M', b'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
+        let mut app1 = vec![0xff, 0xe1, 0, 2 + 6 + tiff.len() as u8];
+        app1.extend_from_slice(b"Exif\0\0");
+        app1.extend_from_slice(&tiff);
+        jpeg.splice(2..2, app1);
+        let shown = decode_image(&jpeg)?;
+        assert_eq!(shown.dimensions(), (20, 30));
+        let near = |p: [u8; 3], want: [u8; 3]| p.iter().zip(want).all(|(&a, b)| a.abs_diff(b) < 40);
+        // Turned clockwise, the top (red) is on the right.
+        assert!(near(shown.get_pixel(17, 15).0, RED) && near(shown.get_pixel(2, 15).0, BLUE));
+        Ok(())
     }
 
     #[test]
