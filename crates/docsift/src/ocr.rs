@@ -260,8 +260,8 @@ pub fn image_page(
     keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<Page, Error> {
     let number = index + 1;
-    let img = match file.page(index) {
-        Ok(img) => img,
+    let (img, warning) = match file.page(index) {
+        Ok(decoded) => (decoded.image, decoded.warning),
         Err(e) if file.page_count() > 1 => {
             let mut page = Page { number, ..Page::default() };
             page.warnings.push(Warning::page(number, format!("the page could not be decoded: {e}")));
@@ -270,6 +270,7 @@ pub fn image_page(
         Err(e) => return Err(to_error(e)),
     };
     let mut page = Page { number, width: img.width() as f32, height: img.height() as f32, ..Page::default() };
+    page.warnings.extend(warning.map(|w| Warning::page(number, w)));
     let Some(models) = opts.ocr_models.as_ref().filter(|_| opts.ocr != OcrMode::Off) else {
         page.warnings.push(Warning::page(number, "an image has text only through OCR, which is off or has no models"));
         return Ok(page);

@@ -12,6 +12,7 @@ mod page;
 mod raster;
 mod rec;
 mod rewrite;
+mod tiff_file;
 mod tract;
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 mod wasm_kernel;
@@ -25,7 +26,7 @@ pub use det::{DetParams, bgr_tensor};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
-pub use raster::{ImageFile, PdfRenderer, RenderedPage, decode_image, encode_png, resized};
+pub use raster::{DecodedPage, ImageFile, PdfRenderer, RenderedPage, decode_image, encode_png, resized};
 pub use rec::Script;
 pub use tract::TractBackend;
 #[cfg(feature = "wonnx")]

@@ -11,22 +11,13 @@ use image::RgbImage;
 
 use crate::OcrError;
 use crate::det::Area;
+use crate::tiff_file::{TiffLayout, TiffPage, decode_refused, single_page_tiff, tiff_pages};
 
 /// PNG, JPEG or TIFF (its first page) bytes -> RGB pixels (grey, 1-bit and alpha images are
 /// flattened).
 pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
-    ImageFile::open(bytes).page(0)
+    ImageFile::open(bytes).page(0).map(|p| p.image)
 }
-
-/// Directories past this many are not followed: a bound on the walk of a hostile file.
-const MAX_TIFF_DIRECTORIES: usize = 10_000;
-
-/// `NewSubfileType` bits of a directory that is not a page of its own: a reduced-resolution
-/// copy (a thumbnail or pyramid level) or a transparency mask.
-const NOT_A_PAGE: u64 = 0b101;
-
-/// The TIFF tag saying what a directory's image is (a page, a thumbnail, a mask).
-const NEW_SUBFILE_TYPE: u64 = 254;
 
 /// An image file's pages: a TIFF's page directories in order (multi-page scans and faxes),
 /// or the one picture of a PNG or JPEG. Pages are decoded one at a time, on demand.
@@ -37,119 +28,6 @@ pub struct ImageFile<'a> {
     /// Why a TIFF's chain of directories broke off, when it did: pages after the break
     /// cannot be found.
     pub broken_chain: Option<String>,
-}
-
-/// Where a TIFF page's directory starts, and where its link to the next one lies.
-#[derive(Clone, Copy, Debug)]
-struct TiffPage {
-    directory: u64,
-    link: usize,
-}
-
-/// How a TIFF lays out its numbers: byte order, and classic (32-bit offsets) or BigTIFF.
-#[derive(Clone, Copy)]
-struct TiffLayout {
-    big_endian: bool,
-    big: bool,
-}
-
-impl TiffLayout {
-    fn of(bytes: &[u8]) -> Option<TiffLayout> {
-        match bytes.get(..4)? {
-            b"II*\0" => Some(TiffLayout { big_endian: false, big: false }),
-            b"MM\0*" => Some(TiffLayout { big_endian: true, big: false }),
-            b"II+\0" => Some(TiffLayout { big_endian: false, big: true }),
-            b"MM\0+" => Some(TiffLayout { big_endian: true, big: true }),
-            _ => None,
-        }
-    }
-
-    /// Bytes of an offset (the header's, a directory's link, an entry's value).
-    fn offset_size(self) -> usize {
-        if self.big { 8 } else { 4 }
-    }
-
-    /// Where the header keeps the first directory's offset.
-    fn first_link(self) -> usize {
-        if self.big { 8 } else { 4 }
-    }
-
-    /// The unsigned number of `n` bytes at `at`, if the file holds them.
-    fn number(self, bytes: &[u8], at: usize, n: usize) -> Option<u64> {
-        let b = bytes.get(at..at.checked_add(n)?)?;
-        let fold = |v: u64, &x: &u8| v << 8 | u64::from(x);
-        Some(if self.big_endian { b.iter().fold(0, fold) } else { b.iter().rev().fold(0, fold) })
-    }
-
-    fn write(self, file: &mut [u8], at: usize, value: u64) -> Option<()> {
-        let n = self.offset_size();
-        let bytes = if self.big_endian { value.to_be_bytes() } else { value.to_le_bytes() };
-        let bytes = if self.big_endian { &bytes[8 - n..] } else { &bytes[..n] };
-        file.get_mut(at..at.checked_add(n)?)?.copy_from_slice(bytes);
-        Some(())
-    }
-
-    /// A directory's entry count and each entry's size.
-    fn entries(self) -> (usize, usize) {
-        if self.big { (8, 20) } else { (2, 12) }
-    }
-}
-
-/// The pages of a TIFF's chain of directories (the TIFF 6.0 and BigTIFF layouts), and why
-/// the chain broke off if it did. Walked here rather than by the decoder, which refuses the
-/// directory whose link is bad: a page would be lost with its link.
-fn tiff_pages(bytes: &[u8], layout: TiffLayout) -> (Vec<TiffPage>, Option<String>) {
-    let (count_size, entry_size) = layout.entries();
-    let offset = layout.offset_size();
-    let mut pages = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut link = layout.first_link();
-    let broken = loop {
-        let Some(at) = layout.number(bytes, link, offset) else { break Some("a link past the end of the file") };
-        if at == 0 {
-            break None;
-        }
-        if !seen.insert(at) {
-            break Some("a link back to an earlier directory");
-        }
-        if seen.len() > MAX_TIFF_DIRECTORIES {
-            break Some("too many directories");
-        }
-        let directory = usize::try_from(at).ok();
-        let count = directory.and_then(|d| usize::try_from(layout.number(bytes, d, count_size)?).ok());
-        let (Some(directory), Some(count)) = (directory, count) else {
-            break Some("a directory past the end of the file");
-        };
-        // Within the file, as the count was: no overflow.
-        let first_entry = directory + count_size;
-        let Some(next) = count.checked_mul(entry_size).and_then(|n| n.checked_add(first_entry)) else {
-            break Some("a directory past the end of the file");
-        };
-        let kind = (first_entry..next.min(bytes.len()))
-            .step_by(entry_size)
-            .find(|&e| layout.number(bytes, e, 2) == Some(NEW_SUBFILE_TYPE))
-            // One SHORT or LONG, at the start of the entry's value field.
-            .and_then(|e| {
-                let short = layout.number(bytes, e + 2, 2) == Some(3);
-                layout.number(bytes, e + 4 + offset, if short { 2 } else { 4 })
-            });
-        link = next;
-        if kind.unwrap_or(0) & NOT_A_PAGE == 0 {
-            pages.push(TiffPage { directory: at, link });
-        }
-    };
-    let broken = broken.map(|why| format!("the TIFF's chain of pages breaks off after page {}: {why}", pages.len()));
-    (pages, broken)
-}
-
-/// A copy of a TIFF whose only directory is `page`'s: `image` decodes a TIFF's first
-/// directory, with the colour conversions every page needs.
-fn single_page_tiff(bytes: &[u8], layout: TiffLayout, page: TiffPage) -> Option<Vec<u8>> {
-    let mut file = bytes.to_vec();
-    layout.write(&mut file, layout.first_link(), page.directory)?;
-    // A link off the end of the file stays as it is: the decoder stops there too.
-    let _ = layout.write(&mut file, page.link, 0);
-    Some(file)
 }
 
 impl<'a> ImageFile<'a> {
@@ -163,27 +41,41 @@ impl<'a> ImageFile<'a> {
     }
 
     /// Page `index` (0-based) as RGB pixels.
-    pub fn page(&self, index: usize) -> Result<RgbImage, OcrError> {
+    pub fn page(&self, index: usize) -> Result<DecodedPage, OcrError> {
         let err = |e: image::ImageError| OcrError::Image(e.to_string());
-        let img = match self.tiff_pages.get(index) {
+        let (img, warning) = match self.tiff_pages.get(index) {
             // A PNG or JPEG; or a TIFF of nothing but thumbnails, read as its first.
             None if index == 0 && self.tiff_pages.is_empty() => {
                 let reader = image::ImageReader::new(std::io::Cursor::new(self.bytes)).with_guessed_format();
-                upright(reader.map_err(|e| err(e.into()))?.into_decoder().map_err(err)?).map_err(err)?
+                (upright(reader.map_err(|e| err(e.into()))?.into_decoder().map_err(err)?).map_err(err)?, None)
             }
             None => return Err(OcrError::Image(format!("no page {} in the image file", index + 1))),
             Some(&page) => {
                 let file = TiffLayout::of(self.bytes)
                     .and_then(|layout| single_page_tiff(self.bytes, layout, page))
                     .ok_or_else(|| OcrError::Image("TIFF: a page directory outside the file".into()))?;
-                let mut decoder =
-                    image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(&file[..])).map_err(err)?;
-                image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(err)?;
-                upright(decoder).map_err(err)?
+                match tiff_page(&file) {
+                    Ok(img) => (img, None),
+                    // Faxes, palette and YCbCr pages `image` does not decode.
+                    Err(e) => return decode_refused(file).unwrap_or(Err(err(e))),
+                }
             }
         };
-        Ok(img.to_rgb8())
+        Ok(DecodedPage { image: img.to_rgb8(), warning })
     }
+}
+
+/// A page of an image file, and what of it could not be decoded (rows of a damaged fax).
+pub struct DecodedPage {
+    pub image: RgbImage,
+    pub warning: Option<String>,
+}
+
+/// A single-page TIFF decoded by `image`.
+fn tiff_page(file: &[u8]) -> image::ImageResult<image::DynamicImage> {
+    let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file))?;
+    image::ImageDecoder::set_limits(&mut decoder, image::Limits::default())?;
+    upright(decoder)
 }
 
 /// The decoded picture turned as its orientation tag (EXIF in a JPEG or PNG, the TIFF tag)
@@ -309,7 +201,7 @@ mod tests {
             let bytes = tiff_of(big, &[(30, 20, RED, false), (8, 5, GREEN, true), (40, 10, BLUE, false)]);
             let file = ImageFile::open(&bytes);
             assert_eq!((file.page_count(), file.broken_chain.as_deref()), (2, None), "BigTIFF: {big}");
-            let (first, second) = (file.page(0)?, file.page(1)?);
+            let (first, second) = (file.page(0)?.image, file.page(1)?.image);
             assert_eq!((first.dimensions(), first.get_pixel(3, 3).0), ((30, 20), RED));
             assert_eq!((second.dimensions(), second.get_pixel(39, 9).0), ((40, 10), BLUE));
             assert!(file.page(2).is_err());
@@ -342,21 +234,9 @@ mod tests {
             let file = ImageFile::open(&bytes);
             assert_eq!(file.page_count(), 2);
             assert!(file.broken_chain.is_some());
-            assert_eq!(file.page(1)?.get_pixel(0, 0).0, BLUE);
+            assert_eq!(file.page(1)?.image.get_pixel(0, 0).0, BLUE);
         }
         Ok(())
-    }
-
-    #[test]
-    fn tiff_numbers_read_as_written_in_either_byte_order() {
-        for (header, written) in [(b"MM\0*", [9, 9, 1, 2, 3, 4, 9, 9]), (b"II*\0", [9, 9, 4, 3, 2, 1, 9, 9])] {
-            let layout = TiffLayout::of(header).expect("a TIFF header");
-            let mut file = [9u8; 8];
-            layout.write(&mut file, 2, 0x0102_0304);
-            assert_eq!(file, written);
-            assert_eq!(layout.number(&file, 2, 4), Some(0x0102_0304));
-            assert_eq!(layout.number(&file, 6, 4), None, "past the end");
-        }
     }
 
     #[test]
@@ -385,7 +265,7 @@ mod tests {
     fn a_png_is_one_page() -> Result<(), OcrError> {
         let png = encode_png(&RgbImage::from_pixel(7, 3, image::Rgb(GREEN)))?;
         let file = ImageFile::open(&png);
-        assert_eq!((file.page_count(), file.page(0)?.dimensions()), (1, (7, 3)));
+        assert_eq!((file.page_count(), file.page(0)?.image.dimensions()), (1, (7, 3)));
         assert!(file.page(1).is_err());
         Ok(())
     }

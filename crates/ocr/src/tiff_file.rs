@@ -1,0 +1,716 @@
+//! TIFF files: the chain of page directories (walked here so that one bad link loses no page
+//! before it), and the pages `image` refuses, decoded from the `tiff` crate's tags and strip
+//! decoders: Group 3 faxes (compression 2 and 3, decoded with hayro-ccitt), palette colour
+//! and YCbCr.
+
+use std::io::Cursor;
+
+use image::{DynamicImage, GrayImage, RgbImage};
+use tiff::decoder::ifd::Value;
+use tiff::decoder::{Decoder, DecodingResult};
+use tiff::tags::Tag;
+
+use crate::OcrError;
+use crate::raster::DecodedPage;
+
+/// Directories past this many are not followed: a bound on the walk of a hostile file.
+const MAX_TIFF_DIRECTORIES: usize = 10_000;
+
+/// `NewSubfileType` bits of a directory that is not a page of its own: a reduced-resolution
+/// copy (a thumbnail or pyramid level) or a transparency mask.
+const NOT_A_PAGE: u64 = 0b101;
+
+/// The TIFF tag saying what a directory's image is (a page, a thumbnail, a mask).
+const NEW_SUBFILE_TYPE: u64 = 254;
+
+/// The TIFF tag saying how a page's samples map to colours.
+const PHOTOMETRIC: u64 = 262;
+
+/// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
+/// copy stays under `image`'s default 512 MiB allocation limit.
+const MAX_PAGE_PIXELS: u64 = 1 << 27;
+
+/// Where a TIFF page's directory starts, and where its link to the next one lies.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TiffPage {
+    directory: u64,
+    link: usize,
+}
+
+/// How a TIFF lays out its numbers: byte order, and classic (32-bit offsets) or BigTIFF.
+#[derive(Clone, Copy)]
+pub(crate) struct TiffLayout {
+    big_endian: bool,
+    big: bool,
+}
+
+impl TiffLayout {
+    pub(crate) fn of(bytes: &[u8]) -> Option<TiffLayout> {
+        match bytes.get(..4)? {
+            b"II*\0" => Some(TiffLayout { big_endian: false, big: false }),
+            b"MM\0*" => Some(TiffLayout { big_endian: true, big: false }),
+            b"II+\0" => Some(TiffLayout { big_endian: false, big: true }),
+            b"MM\0+" => Some(TiffLayout { big_endian: true, big: true }),
+            _ => None,
+        }
+    }
+
+    /// Bytes of an offset (the header's, a directory's link, an entry's value).
+    fn offset_size(self) -> usize {
+        if self.big { 8 } else { 4 }
+    }
+
+    /// Where the header keeps the first directory's offset.
+    fn first_link(self) -> usize {
+        if self.big { 8 } else { 4 }
+    }
+
+    /// The unsigned number of `n` bytes at `at`, if the file holds them.
+    fn number(self, bytes: &[u8], at: usize, n: usize) -> Option<u64> {
+        let b = bytes.get(at..at.checked_add(n)?)?;
+        let fold = |v: u64, &x: &u8| v << 8 | u64::from(x);
+        Some(if self.big_endian { b.iter().fold(0, fold) } else { b.iter().rev().fold(0, fold) })
+    }
+
+    /// Writes `value` as an `n`-byte number at `at`, if the file holds those bytes.
+    fn write(self, file: &mut [u8], at: usize, n: usize, value: u64) -> Option<()> {
+        let bytes = if self.big_endian { value.to_be_bytes() } else { value.to_le_bytes() };
+        let bytes = if self.big_endian { &bytes[8 - n..] } else { &bytes[..n] };
+        file.get_mut(at..at.checked_add(n)?)?.copy_from_slice(bytes);
+        Some(())
+    }
+
+    /// A directory's entry count and each entry's size.
+    fn entries(self) -> (usize, usize) {
+        if self.big { (8, 20) } else { (2, 12) }
+    }
+
+    /// The value field of the entry for `tag` (one SHORT or LONG, at the field's start) among
+    /// a directory's `entries`, as where it lies and how many bytes it takes.
+    fn small_value(self, bytes: &[u8], entries: std::ops::Range<usize>, tag: u64) -> Option<(usize, usize)> {
+        let (_, entry_size) = self.entries();
+        let entry = (entries.start..entries.end.min(bytes.len()))
+            .step_by(entry_size)
+            .find(|&e| self.number(bytes, e, 2) == Some(tag))?;
+        let short = self.number(bytes, entry + 2, 2) == Some(3);
+        Some((entry + 4 + self.offset_size(), if short { 2 } else { 4 }))
+    }
+
+    /// The byte range of the entries of the directory at `directory`, if its count is readable.
+    fn entry_range(self, bytes: &[u8], directory: usize) -> Option<std::ops::Range<usize>> {
+        let (count_size, entry_size) = self.entries();
+        let count = usize::try_from(self.number(bytes, directory, count_size)?).ok()?;
+        let first = directory.checked_add(count_size)?;
+        Some(first..count.checked_mul(entry_size)?.checked_add(first)?)
+    }
+}
+
+/// The pages of a TIFF's chain of directories (the TIFF 6.0 and BigTIFF layouts), and why
+/// the chain broke off if it did. Walked here rather than by the decoder, which refuses the
+/// directory whose link is bad: a page would be lost with its link.
+pub(crate) fn tiff_pages(bytes: &[u8], layout: TiffLayout) -> (Vec<TiffPage>, Option<String>) {
+    let offset = layout.offset_size();
+    let mut pages = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut link = layout.first_link();
+    let broken = loop {
+        let Some(at) = layout.number(bytes, link, offset) else { break Some("a link past the end of the file") };
+        if at == 0 {
+            break None;
+        }
+        if !seen.insert(at) {
+            break Some("a link back to an earlier directory");
+        }
+        if seen.len() > MAX_TIFF_DIRECTORIES {
+            break Some("too many directories");
+        }
+        // Within the file, as the count was: no overflow.
+        let Some(entries) = usize::try_from(at).ok().and_then(|d| layout.entry_range(bytes, d)) else {
+            break Some("a directory past the end of the file");
+        };
+        let kind = layout
+            .small_value(bytes, entries.clone(), NEW_SUBFILE_TYPE)
+            .and_then(|(value, size)| layout.number(bytes, value, size));
+        link = entries.end;
+        if kind.unwrap_or(0) & NOT_A_PAGE == 0 {
+            pages.push(TiffPage { directory: at, link });
+        }
+    };
+    let broken = broken.map(|why| format!("the TIFF's chain of pages breaks off after page {}: {why}", pages.len()));
+    (pages, broken)
+}
+
+/// A copy of a TIFF whose only directory is `page`'s: `image` decodes a TIFF's first
+/// directory, with the colour conversions every page needs.
+pub(crate) fn single_page_tiff(bytes: &[u8], layout: TiffLayout, page: TiffPage) -> Option<Vec<u8>> {
+    let mut file = bytes.to_vec();
+    layout.write(&mut file, layout.first_link(), layout.offset_size(), page.directory)?;
+    // A link off the end of the file stays as it is: the decoder stops there too.
+    let _ = layout.write(&mut file, page.link, layout.offset_size(), 0);
+    Some(file)
+}
+
+/// A single-page TIFF (`single_page_tiff`) that `image` refused -> its picture, turned as its
+/// orientation tag says; `None` when the page is not one of the kinds read here.
+pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, OcrError>> {
+    let layout = TiffLayout::of(&file)?;
+    let mut decoder = Decoder::new(Cursor::new(&file[..])).ok()?;
+    let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
+    let compression = tag(Tag::Compression).unwrap_or(1);
+    let photometric = tag(Tag::PhotometricInterpretation)?;
+    let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
+    let page = match (compression, photometric) {
+        (2 | 3, 0 | 1) => fax_page(&file, &mut decoder),
+        (_, 3) => {
+            let colormap = decoder.get_tag_u16_vec(Tag::ColorMap).map_err(tiff_error);
+            // The indices, read as grey samples: `tiff` decodes those with every compression.
+            let directory = layout.number(&file, layout.first_link(), layout.offset_size());
+            let photometric_at = directory
+                .and_then(|d| layout.entry_range(&file, usize::try_from(d).ok()?))
+                .and_then(|entries| layout.small_value(&file, entries, PHOTOMETRIC));
+            let grey = photometric_at.and_then(|(at, size)| layout.write(&mut file, at, size, 1));
+            match (colormap, grey) {
+                (Ok(colormap), Some(())) => palette_page(&file, &colormap),
+                (Err(e), _) => Err(e),
+                (_, None) => Err(OcrError::Image("TIFF palette: its colour interpretation is unreadable".into())),
+            }
+        }
+        (_, 6) => ycbcr_page(&mut decoder),
+        _ => return None,
+    };
+    Some(page.map(|(mut image, warning)| {
+        if let Some(orientation) = orientation {
+            image.apply_orientation(orientation);
+        }
+        DecodedPage { image: image.to_rgb8(), warning }
+    }))
+}
+
+fn tiff_error(e: tiff::TiffError) -> OcrError {
+    OcrError::Image(format!("TIFF: {e}"))
+}
+
+/// The page's width and height, refused when empty or past `MAX_PAGE_PIXELS`.
+fn page_size(decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(u32, u32), OcrError> {
+    let (w, h) = decoder.dimensions().map_err(tiff_error)?;
+    if w == 0 || h == 0 || u64::from(w) * u64::from(h) > MAX_PAGE_PIXELS {
+        return Err(OcrError::Image(format!("TIFF: a {w}×{h} page is empty or too large to decode")));
+    }
+    Ok((w, h))
+}
+
+/// How a TIFF page's Group 3 fax strips are coded (TIFF 6.0 sections 10 and 11).
+#[derive(Clone, Copy, Debug)]
+struct Fax {
+    width: u32,
+    height: u32,
+    rows_per_strip: u32,
+    /// Compression 2 (modified Huffman): one-dimensional, no EOL codes, each row starting on
+    /// a byte.
+    modified_huffman: bool,
+    /// T4Options bit 0: rows may be coded two-dimensionally.
+    two_d: bool,
+    /// T4Options bit 2: fill bits end each EOL code on a byte boundary.
+    byte_aligned: bool,
+    /// FillOrder 2: a byte's first pixel is its lowest bit.
+    lsb_first: bool,
+    /// Photometric 1 (BlackIsZero): the runs coded white are the dark ones.
+    inverted: bool,
+}
+
+fn fax_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(DynamicImage, Option<String>), OcrError> {
+    let (width, height) = page_size(decoder)?;
+    let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
+    let t4_options = tag(Tag::Unknown(292)).unwrap_or(0);
+    let fax = Fax {
+        width,
+        height,
+        rows_per_strip: tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height),
+        modified_huffman: tag(Tag::Compression) == Some(2),
+        two_d: t4_options & 1 != 0,
+        byte_aligned: t4_options & 4 != 0,
+        lsb_first: tag(Tag::FillOrder) == Some(2),
+        inverted: tag(Tag::PhotometricInterpretation) == Some(1),
+    };
+    let strip_list = |d: &mut Decoder<Cursor<&[u8]>>, t: Tag| {
+        d.get_tag(t).and_then(|v| v.into_u64_vec()).map_err(|_| OcrError::Image(format!("TIFF fax: no {t:?}")))
+    };
+    let offsets = strip_list(decoder, Tag::StripOffsets)?;
+    let counts = strip_list(decoder, Tag::StripByteCounts)?;
+    let strips: Vec<Option<&[u8]>> = offsets
+        .iter()
+        .zip(&counts)
+        .map(|(&at, &n)| {
+            let start = usize::try_from(at).ok()?;
+            let end = usize::try_from(at.checked_add(n)?).ok()?.min(file.len());
+            file.get(start..end)
+        })
+        .collect();
+    let (image, warning) = fax_strips_to_pixels(&strips, fax);
+    Ok((DynamicImage::ImageLuma8(image), warning))
+}
+
+/// Receives a strip's decoded rows as runs and paints them into the page.
+struct FaxRows<'a> {
+    pixels: &'a mut [u8],
+    width: usize,
+    /// Rows of the strip still to come, and the next one's offset in `pixels`.
+    left: usize,
+    at: usize,
+    ink: u8,
+}
+
+impl hayro_ccitt::Decoder for FaxRows<'_> {
+    fn push_row(&mut self, changes: &[u32]) {
+        if self.left == 0 {
+            return;
+        }
+        let row = &mut self.pixels[self.at..self.at + self.width];
+        // Rows start white; each pair of changes bounds a black run (an odd last one runs to
+        // the row's end).
+        for run in changes.chunks(2) {
+            let start = (run[0] as usize).min(self.width);
+            let end = run.get(1).map_or(self.width, |&e| (e as usize).min(self.width));
+            row[start..end.max(start)].fill(self.ink);
+        }
+        self.left -= 1;
+        self.at += self.width;
+    }
+}
+
+/// A Group 3 fax page's strips (absent where their bytes lie outside the file) -> its grey
+/// pixels. Rows a damaged strip does not give stay white, and the warning says how many.
+fn fax_strips_to_pixels(strips: &[Option<&[u8]>], fax: Fax) -> (GrayImage, Option<String>) {
+    use hayro_ccitt::{DecodeSettings, DecoderContext, EncodingMode};
+    let (paper, ink) = if fax.inverted { (0, 255) } else { (255, 0) };
+    let (width, height) = (fax.width as usize, fax.height as usize);
+    let mut pixels = vec![paper; width * height];
+    let mut lost = 0usize;
+    let mut first_problem = None;
+    for (i, chunk) in pixels.chunks_mut(width * fax.rows_per_strip as usize).enumerate() {
+        let rows = chunk.len() / width;
+        let mut sink = FaxRows { pixels: chunk, width, left: rows, at: 0, ink };
+        let settings = DecodeSettings {
+            columns: fax.width,
+            rows: rows as u32,
+            end_of_block: !fax.modified_huffman,
+            end_of_line: !fax.modified_huffman,
+            rows_are_byte_aligned: fax.modified_huffman || fax.byte_aligned,
+            encoding: match (fax.modified_huffman, fax.two_d) {
+                (false, true) => EncodingMode::Group3_2D,
+                _ => EncodingMode::Group3_1D,
+            },
+            strict: false,
+        };
+        let problem = match strips.get(i).copied().flatten() {
+            None => Some("its bytes lie outside the file".to_string()),
+            Some(data) => {
+                let reversed: Vec<u8>;
+                let data = if fax.lsb_first {
+                    reversed = data.iter().map(|b| b.reverse_bits()).collect();
+                    &reversed[..]
+                } else {
+                    data
+                };
+                let result = hayro_ccitt::decode(data, &mut sink, &mut DecoderContext::new(settings));
+                result.err().map(|e| format!("{e:?}")).or_else(|| (sink.left > 0).then(|| "its data ends early".into()))
+            }
+        };
+        if let Some(problem) = problem {
+            lost += sink.left;
+            first_problem.get_or_insert(format!("strip {}: {problem}", i + 1));
+        }
+    }
+    let warning = first_problem
+        .map(|why| format!("{lost} of the fax page's {height} rows could not be decoded and are left blank ({why})"));
+    // Sizes checked by `page_size`: the buffer is exactly width×height.
+    let image = GrayImage::from_raw(fax.width, fax.height, pixels).unwrap_or_default();
+    (image, warning)
+}
+
+/// A palette-colour page whose photometric tag now reads grey -> RGB through `colormap`.
+fn palette_page(file: &[u8], colormap: &[u16]) -> Result<(DynamicImage, Option<String>), OcrError> {
+    let mut decoder = Decoder::new(Cursor::new(file)).map_err(tiff_error)?;
+    let (width, height) = page_size(&mut decoder)?;
+    let bits = decoder.find_tag_unsigned::<u32>(Tag::BitsPerSample).ok().flatten().unwrap_or(1);
+    let indices = match decoder.read_image().map_err(tiff_error)? {
+        DecodingResult::U8(bytes) => unpack_samples(&bytes, bits, width as usize),
+        DecodingResult::U16(words) => words,
+        _ => return Err(OcrError::Image(format!("TIFF palette: {bits}-bit indices are not read"))),
+    };
+    let rgb = indices_to_rgb(&indices, colormap);
+    let image = RgbImage::from_raw(width, height, rgb)
+        .ok_or_else(|| OcrError::Image("TIFF palette: fewer pixels than the page holds".into()))?;
+    Ok((DynamicImage::ImageRgb8(image), None))
+}
+
+/// Rows of `bits`-bit samples packed into bytes (each row starting on a byte, first sample in
+/// the highest bits) -> one number per sample.
+fn unpack_samples(bytes: &[u8], bits: u32, width: usize) -> Vec<u16> {
+    if !matches!(bits, 1 | 2 | 4) {
+        return bytes.iter().map(|&b| u16::from(b)).collect();
+    }
+    let per_byte = 8 / bits as usize;
+    let mask = (1u8 << bits) - 1;
+    bytes
+        .chunks(width.div_ceil(per_byte).max(1))
+        .flat_map(|row| {
+            let samples =
+                row.iter().flat_map(move |&b| (0..per_byte).map(move |k| (b >> (8 - bits as usize * (k + 1))) & mask));
+            samples.take(width).map(u16::from)
+        })
+        .collect()
+}
+
+/// Palette indices -> RGB through a TIFF colour map (all reds, then all greens, then all
+/// blues, 16 bits each); an index past the map is black.
+fn indices_to_rgb(indices: &[u16], colormap: &[u16]) -> Vec<u8> {
+    let n = colormap.len() / 3;
+    let channel = |c: usize, i: usize| colormap.get(c * n + i).map_or(0, |&v| (v >> 8) as u8);
+    indices
+        .iter()
+        .flat_map(|&i| {
+            let i = i as usize;
+            if i < n { [channel(0, i), channel(1, i), channel(2, i)] } else { [0; 3] }
+        })
+        .collect()
+}
+
+/// The luma weights of red, green and blue that YCbCr pages use unless tagged otherwise
+/// (TIFF 6.0, YCbCrCoefficients: ITU-R BT.601).
+const BT601_LUMA: [f32; 3] = [0.299, 0.587, 0.114];
+
+/// The codes of black and white for Y, Cb and Cr unless tagged otherwise (TIFF 6.0,
+/// ReferenceBlackWhite for YCbCr: full-range JPEG-style samples).
+const YCBCR_REFERENCE: [f32; 6] = [0.0, 255.0, 128.0, 255.0, 128.0, 255.0];
+
+fn ycbcr_page(decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(DynamicImage, Option<String>), OcrError> {
+    let (width, height) = page_size(decoder)?;
+    let mut rationals = |tag: u16| decoder.get_tag(Tag::Unknown(tag)).ok().and_then(rationals_of);
+    let luma = rationals(529).and_then(|v| v.try_into().ok()).unwrap_or(BT601_LUMA);
+    let reference = rationals(532).and_then(|v| v.try_into().ok()).unwrap_or(YCBCR_REFERENCE);
+    let DecodingResult::U8(samples) = decoder.read_image().map_err(tiff_error)? else {
+        return Err(OcrError::Image("TIFF YCbCr: only 8-bit samples are read".into()));
+    };
+    let image = RgbImage::from_raw(width, height, ycbcr_to_rgb(&samples, luma, reference))
+        .ok_or_else(|| OcrError::Image("TIFF YCbCr: fewer pixels than the page holds".into()))?;
+    Ok((DynamicImage::ImageRgb8(image), None))
+}
+
+/// A RATIONAL field's values as numbers (YCbCrCoefficients, ReferenceBlackWhite).
+fn rationals_of(value: Value) -> Option<Vec<f32>> {
+    let one = |v: &Value| match *v {
+        Value::Rational(n, d) if d != 0 => Some(n as f32 / d as f32),
+        _ => None,
+    };
+    match value {
+        Value::List(items) => items.iter().map(one).collect(),
+        v => one(&v).map(|x| vec![x]),
+    }
+}
+
+/// YCbCr samples -> RGB (TIFF 6.0 section 21): codes scaled by the reference black and white,
+/// then the luma equation solved for red, blue and green.
+fn ycbcr_to_rgb(samples: &[u8], [lr, lg, lb]: [f32; 3], reference: [f32; 6]) -> Vec<u8> {
+    let scale = |code: u8, k: usize, full: f32| {
+        let (black, white) = (reference[2 * k], reference[2 * k + 1]);
+        let span = if (white - black).abs() > f32::EPSILON { white - black } else { full };
+        (f32::from(code) - black) * full / span
+    };
+    let byte = |v: f32| v.round().clamp(0.0, 255.0) as u8;
+    samples
+        .chunks_exact(3)
+        .flat_map(|p| {
+            let (y, cb, cr) = (scale(p[0], 0, 255.0), scale(p[1], 1, 127.0), scale(p[2], 2, 127.0));
+            let (r, b) = (cr * (2.0 - 2.0 * lr) + y, cb * (2.0 - 2.0 * lb) + y);
+            let g = if lg > 0.0 { (y - lb * b - lr * r) / lg } else { y };
+            [byte(r), byte(g), byte(b)]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::raster::ImageFile;
+
+    /// A field of a hand-built TIFF directory.
+    #[derive(Clone)]
+    enum Field {
+        Short(Vec<u16>),
+        Long(Vec<u32>),
+    }
+
+    const STRIP_OFFSETS: u16 = 273;
+    const STRIP_BYTE_COUNTS: u16 = 279;
+
+    /// A classic little-endian TIFF of one page: `fields` (sorted by tag, strip offsets and
+    /// counts left out) and `strips` of coded pixels. A strip at `None` points past the end.
+    fn tiff_with(fields: &[(u16, Field)], strips: &[Option<&[u8]>]) -> Vec<u8> {
+        let mut out = b"II*\0\0\0\0\0".to_vec();
+        let mut offsets = Vec::new();
+        for strip in strips {
+            offsets.push(strip.map_or(u32::MAX - 16, |_| out.len() as u32));
+            out.extend_from_slice(strip.unwrap_or_default());
+        }
+        let counts = strips.iter().map(|s| s.map_or(16, |s| s.len() as u32)).collect();
+        let mut all = fields.to_vec();
+        all.push((STRIP_OFFSETS, Field::Long(offsets)));
+        all.push((STRIP_BYTE_COUNTS, Field::Long(counts)));
+        all.sort_by_key(|(t, _)| *t);
+        // Values longer than the four bytes of an entry go after the directory.
+        let directory = out.len() + out.len() % 2;
+        out.resize(directory, 0);
+        out[4..8].copy_from_slice(&(directory as u32).to_le_bytes());
+        let mut spill = directory + 2 + 12 * all.len() + 4;
+        let mut entries = (all.len() as u16).to_le_bytes().to_vec();
+        let mut values = Vec::new();
+        for (tag, field) in &all {
+            let (kind, count, bytes): (u16, usize, Vec<u8>) = match field {
+                Field::Short(v) => (3, v.len(), v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+                Field::Long(v) => (4, v.len(), v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            };
+            entries.extend(tag.to_le_bytes());
+            entries.extend(kind.to_le_bytes());
+            entries.extend((count as u32).to_le_bytes());
+            if bytes.len() <= 4 {
+                entries.extend(bytes.iter().copied().chain([0; 4]).take(4));
+            } else {
+                entries.extend((spill as u32).to_le_bytes());
+                spill += bytes.len();
+                values.extend(bytes);
+            }
+        }
+        out.extend(entries);
+        out.extend([0; 4]);
+        out.extend(values);
+        out
+    }
+
+    /// '0'/'1' characters -> bytes, first bit highest; '|' pads with zeros to the next byte,
+    /// spaces are for reading.
+    fn bits(code: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut n = 0usize;
+        for c in code.chars() {
+            match c {
+                '0' | '1' => {
+                    if n.is_multiple_of(8) {
+                        out.push(0);
+                    }
+                    if c == '1' {
+                        *out.last_mut().expect("a byte") |= 0x80 >> (n % 8);
+                    }
+                    n += 1;
+                }
+                '|' => n = n.div_ceil(8) * 8,
+                _ => {}
+            }
+        }
+        out
+    }
+
+    // Group 3 codes (ITU-T T.4 tables 2 and 3, and the two-dimensional modes) of the page
+    // below: 4 white, 8 black, 4 white; the same; 6 black, 10 white.
+    const W4_B8_W4: &str = "1011 000101 1011";
+    const B6_W10: &str = "00110101 0010 00111";
+    const EOL: &str = "000000000001";
+    /// Against the row above: every change right below one (vertical 0).
+    const SAME_AS_ABOVE: &str = "1 1 1";
+    /// Against the 4-8-4 row: horizontal mode (white 0, black 6), then vertical 0 at the end.
+    const B6_W10_BELOW_W4_B8_W4: &str = "001 00110101 0010 1";
+
+    fn fax_rows() -> Vec<u8> {
+        let row = |black: std::ops::Range<usize>| (0..16).map(move |x| if black.contains(&x) { 0 } else { 255 });
+        row(4..12).chain(row(4..12)).chain(row(0..6)).collect()
+    }
+
+    fn fax_fields(compression: u16, t4: u32, more: Vec<(u16, Field)>) -> Vec<(u16, Field)> {
+        let mut fields = vec![
+            (256, Field::Short(vec![16])),
+            (257, Field::Short(vec![3])),
+            (258, Field::Short(vec![1])),
+            (259, Field::Short(vec![compression])),
+            (262, Field::Short(vec![0])),
+            (277, Field::Short(vec![1])),
+        ];
+        if compression == 3 {
+            fields.push((292, Field::Long(vec![t4])));
+        }
+        fields.extend(more);
+        fields.sort_by_key(|(t, _)| *t);
+        fields
+    }
+
+    fn grey(page: &DecodedPage) -> Vec<u8> {
+        page.image.pixels().map(|p| p.0[0]).collect()
+    }
+
+    fn read(file: &[u8]) -> Result<DecodedPage, OcrError> {
+        ImageFile::open(file).page(0)
+    }
+
+    #[test]
+    fn a_group_3_fax_page_reads_in_each_coding_tiff_allows() -> Result<(), OcrError> {
+        let one_d = format!("{EOL}{W4_B8_W4}{EOL}{W4_B8_W4}{EOL}{B6_W10}{EOL}{EOL}{EOL}{EOL}{EOL}{EOL}");
+        let two_d = format!("{EOL}1{W4_B8_W4}{EOL}0{SAME_AS_ABOVE}{EOL}0{B6_W10_BELOW_W4_B8_W4}");
+        let aligned = format!("|{EOL}1{W4_B8_W4}|{EOL}0{SAME_AS_ABOVE}|{EOL}0{B6_W10_BELOW_W4_B8_W4}");
+        let codings = [
+            ("modified Huffman", 2, 0, format!("{W4_B8_W4}|{W4_B8_W4}|{B6_W10}|")),
+            ("T.4 1D with RTC", 3, 0, one_d),
+            ("T.4 2D", 3, 1, two_d),
+            ("T.4 2D, EOLs byte-aligned", 3, 5, aligned),
+        ];
+        for (name, compression, t4, code) in codings {
+            let file = tiff_with(&fax_fields(compression, t4, vec![]), &[Some(&bits(&code))]);
+            let page = read(&file)?;
+            assert_eq!((grey(&page), page.warning), (fax_rows(), None), "{name}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn fax_bit_order_polarity_strips_and_orientation_tags_are_honoured() -> Result<(), OcrError> {
+        let code = format!("{W4_B8_W4}|{W4_B8_W4}|{B6_W10}|");
+        let reversed: Vec<u8> = bits(&code).iter().map(|b| b.reverse_bits()).collect();
+        let fill_order = fax_fields(2, 0, vec![(266, Field::Short(vec![2]))]);
+        assert_eq!(grey(&read(&tiff_with(&fill_order, &[Some(&reversed)]))?), fax_rows());
+
+        let mut black_is_zero = fax_fields(2, 0, vec![]);
+        black_is_zero.retain(|(tag, _)| *tag != 262);
+        black_is_zero.push((262, Field::Short(vec![1])));
+        let inverted: Vec<u8> = fax_rows().iter().map(|v| 255 - v).collect();
+        assert_eq!(grey(&read(&tiff_with(&black_is_zero, &[Some(&bits(&code))]))?), inverted);
+
+        let two_strips = fax_fields(2, 0, vec![(278, Field::Short(vec![2]))]);
+        let (top, bottom) = (bits(&format!("{W4_B8_W4}|{W4_B8_W4}|")), bits(B6_W10));
+        assert_eq!(grey(&read(&tiff_with(&two_strips, &[Some(&top), Some(&bottom)]))?), fax_rows());
+
+        let turned = fax_fields(2, 0, vec![(274, Field::Short(vec![3]))]);
+        let upside_down: Vec<u8> = fax_rows().into_iter().rev().collect();
+        assert_eq!(grey(&read(&tiff_with(&turned, &[Some(&bits(&code))]))?), upside_down);
+        Ok(())
+    }
+
+    #[test]
+    fn a_fax_strip_outside_the_file_leaves_its_rows_blank_with_a_warning() -> Result<(), OcrError> {
+        let two_strips = fax_fields(2, 0, vec![(278, Field::Short(vec![2]))]);
+        let top = bits(&format!("{W4_B8_W4}|{W4_B8_W4}|"));
+        let page = read(&tiff_with(&two_strips, &[Some(&top), None]))?;
+        let mut want = fax_rows();
+        want[32..].fill(255);
+        assert_eq!(grey(&page), want);
+        let warning = page.warning.unwrap_or_default();
+        assert!(warning.starts_with("1 of the fax page's 3 rows could not be decoded"), "{warning}");
+        Ok(())
+    }
+
+    #[test]
+    fn garbage_fax_strips_decode_to_a_page_and_a_warning_never_a_panic() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..300 {
+            let strip: Vec<u8> = (0..(next() % 200)).map(|_| next() as u8).collect();
+            let fax = Fax {
+                width: 1 + (next() % 300) as u32,
+                height: 1 + (next() % 40) as u32,
+                rows_per_strip: 1 + (next() % 40) as u32,
+                modified_huffman: case % 3 == 0,
+                two_d: case % 2 == 0,
+                byte_aligned: case % 5 == 0,
+                lsb_first: case % 7 == 0,
+                inverted: false,
+            };
+            let strips = vec![Some(&strip[..]); fax.height.div_ceil(fax.rows_per_strip) as usize];
+            let (image, _) = fax_strips_to_pixels(&strips, fax);
+            assert_eq!(image.dimensions(), (fax.width, fax.height), "case {case}");
+        }
+    }
+
+    #[test]
+    fn a_palette_page_reads_its_colours_through_the_colour_map() -> Result<(), OcrError> {
+        // 4-bit indices, 3 wide: rows pack into two bytes, the second half-used.
+        let mut colormap = vec![0u16; 48];
+        for (i, [r, g, b]) in [(1, [0xff00, 0, 0]), (2, [0, 0x8000, 0xffff]), (15, [0xffff, 0xffff, 0xffff])] {
+            (colormap[i], colormap[16 + i], colormap[32 + i]) = (r, g, b);
+        }
+        let fields = [
+            (256, Field::Short(vec![3])),
+            (257, Field::Short(vec![2])),
+            (258, Field::Short(vec![4])),
+            (259, Field::Short(vec![1])),
+            (262, Field::Short(vec![3])),
+            (277, Field::Short(vec![1])),
+            (320, Field::Short(colormap)),
+        ];
+        let page = read(&tiff_with(&fields, &[Some(&[0x12, 0xf0, 0xf1, 0x20])]))?;
+        let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
+        let (red, blue, white, black) = ([255, 0, 0], [0, 128, 255], [255; 3], [0; 3]);
+        assert_eq!(rgb, [red, blue, white, white, red, blue]);
+        assert_eq!(indices_to_rgb(&[99], &[0; 48]), black, "an index past the map");
+        Ok(())
+    }
+
+    const RED: [u8; 3] = [220, 20, 30];
+    const BLUE: [u8; 3] = [20, 40, 210];
+
+    fn near(p: [u8; 3], want: [u8; 3]) -> bool {
+        p.iter().zip(want).all(|(&a, b)| a.abs_diff(b) <= 12)
+    }
+
+    fn ycbcr_fields(width: u16, height: u16, compression: u16) -> Vec<(u16, Field)> {
+        vec![
+            (256, Field::Short(vec![width])),
+            (257, Field::Short(vec![height])),
+            (258, Field::Short(vec![8, 8, 8])),
+            (259, Field::Short(vec![compression])),
+            (262, Field::Short(vec![6])),
+            (277, Field::Short(vec![3])),
+        ]
+    }
+
+    #[test]
+    fn a_ycbcr_page_reads_as_rgb_raw_or_jpeg_coded() -> Result<(), OcrError> {
+        // Raw samples, one chroma pair per pixel: red and blue in BT.601.
+        let ycbcr = |[r, g, b]: [u8; 3]| {
+            let (r, g, b) = (f32::from(r), f32::from(g), f32::from(b));
+            let y = 0.299 * r + 0.587 * g + 0.114 * b;
+            [y, (b - y) / 1.772 + 128.0, (r - y) / 1.402 + 128.0].map(|v| v.round() as u8)
+        };
+        let samples: Vec<u8> = [RED, BLUE].into_iter().flat_map(ycbcr).collect();
+        let mut raw = ycbcr_fields(2, 1, 1);
+        raw.push((530, Field::Short(vec![1, 1])));
+        let page = read(&tiff_with(&raw, &[Some(&samples)]))?;
+        let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
+        assert!(near(rgb[0], RED) && near(rgb[1], BLUE), "{rgb:?}");
+
+        // A scanner's colour page: JPEG-coded YCbCr, chroma halved each way (the tag's default).
+        let picture = RgbImage::from_fn(32, 16, |x, _| image::Rgb(if x < 16 { RED } else { BLUE }));
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
+            .encode_image(&picture)
+            .map_err(|e| OcrError::Image(e.to_string()))?;
+        let coded = ycbcr_fields(32, 16, 7);
+        let page = read(&tiff_with(&coded, &[Some(&jpeg)]))?;
+        assert!(near(page.image.get_pixel(4, 8).0, RED), "{:?}", page.image.get_pixel(4, 8));
+        assert!(near(page.image.get_pixel(27, 8).0, BLUE), "{:?}", page.image.get_pixel(27, 8));
+        Ok(())
+    }
+
+    #[test]
+    fn tiff_numbers_read_as_written_in_either_byte_order() {
+        for (header, written) in [(b"MM\0*", [9, 9, 1, 2, 3, 4, 9, 9]), (b"II*\0", [9, 9, 4, 3, 2, 1, 9, 9])] {
+            let layout = TiffLayout::of(header).expect("a TIFF header");
+            let mut file = [9u8; 8];
+            layout.write(&mut file, 2, 4, 0x0102_0304);
+            assert_eq!(file, written);
+            assert_eq!(layout.number(&file, 2, 4), Some(0x0102_0304));
+            assert_eq!(layout.number(&file, 6, 4), None, "past the end");
+        }
+    }
+}
