@@ -80,18 +80,34 @@ pub struct Progress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Pdf,
-    /// PNG, JPEG or TIFF: text only through OCR.
+    /// PNG, JPEG, TIFF, WebP, GIF, BMP or PNM: text only through OCR.
     Image,
 }
 
-/// Signatures of the image formats docsift reads (TIFF classic and BigTIFF, both byte orders).
-const IMAGE_MAGIC: [&[u8]; 6] = [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
+/// Signatures of the image formats docsift reads that a fixed prefix tells: PNG, JPEG, TIFF
+/// (classic and BigTIFF, both byte orders), GIF.
+const IMAGE_MAGIC: [&[u8]; 8] =
+    [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\0", b"MM\0*", b"II+\0", b"MM\0+", b"GIF87a", b"GIF89a"];
+
+/// The sizes a BMP's info header comes in (BITMAPCOREHEADER to BITMAPV5HEADER): "BM" alone
+/// starts too many other files.
+const BMP_INFO_SIZES: [u32; 7] = [12, 40, 52, 56, 64, 108, 124];
+
+fn is_image(bytes: &[u8]) -> bool {
+    let webp = bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP");
+    let bmp = bytes.starts_with(b"BM")
+        && bytes.get(14..18).is_some_and(|n| BMP_INFO_SIZES.contains(&u32::from_le_bytes([n[0], n[1], n[2], n[3]])));
+    // Netpbm: "P1" to "P6", then whitespace and the width (or a comment).
+    let pnm = matches!(bytes, [b'P', b'1'..=b'6', space, ..] if space.is_ascii_whitespace())
+        && bytes[2..].iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|b| b.is_ascii_digit() || *b == b'#');
+    webp || bmp || pnm || IMAGE_MAGIC.iter().any(|m| bytes.starts_with(m))
+}
 
 pub fn sniff(bytes: &[u8]) -> Option<Format> {
     if docsift_pdf::has_header(bytes) || docsift_pdf::looks_like_headerless_pdf(bytes) {
         return Some(Format::Pdf);
     }
-    IMAGE_MAGIC.iter().any(|m| bytes.starts_with(m)).then_some(Format::Image)
+    is_image(bytes).then_some(Format::Image)
 }
 
 /// Parses a page list such as `1,3-5,9` (1-based, inclusive ranges).
@@ -171,7 +187,7 @@ pub fn extract_until(
 }
 
 /// How many pages an image file has: a multi-page TIFF's pages (thumbnails left out), one
-/// for a PNG or JPEG.
+/// for the other formats.
 #[cfg(feature = "ocr")]
 pub fn image_page_count(bytes: &[u8]) -> usize {
     docsift_ocr::ImageFile::open(bytes).page_count()
@@ -230,7 +246,7 @@ pub fn text_of(bytes: &[u8], opts: &Options) -> Result<String, Error> {
 /// plain-text file, in whatever encoding it comes.
 pub fn extract_html(bytes: &[u8], opts: &HtmlOptions) -> Result<HtmlDocument, Error> {
     if sniff(bytes).is_some() {
-        return Err(Error::new(ErrorKind::Unsupported, "this is a PDF: extract it as a document"));
+        return Err(Error::new(ErrorKind::Unsupported, "this is a PDF or an image: extract it as a document"));
     }
     if docsift_html::looks_like_html(bytes) {
         return Ok(docsift_html::read_html(bytes, opts));
@@ -353,6 +369,27 @@ impl OpenDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn images_are_told_by_their_signatures_and_text_that_starts_alike_is_not() {
+        let bmp = [b"BM".as_slice(), &[0; 12], &40u32.to_le_bytes()].concat();
+        let images: [&[u8]; 7] = [
+            b"GIF89a\x01\0",
+            b"RIFF\x10\0\0\0WEBPVP8L",
+            &bmp,
+            b"P6\n640 480\n255\n",
+            b"P1\n# fax\n8 8",
+            b"II*\0",
+            b"\xff\xd8\xff\xe0",
+        ];
+        for bytes in images {
+            assert_eq!(sniff(bytes), Some(Format::Image), "{:?}", String::from_utf8_lossy(bytes));
+        }
+        let text: [&[u8]; 4] = [b"BMW sales rose in 2024", b"P1 is the first phase", b"RIFF raff", b"GIF is a format"];
+        for bytes in text {
+            assert_eq!(sniff(bytes), None, "{:?}", String::from_utf8_lossy(bytes));
+        }
+    }
 
     #[test]
     fn page_lists() {

@@ -250,9 +250,9 @@ impl PdfOcr {
     }
 }
 
-/// Page `index` (0-based) of an image file (PNG, JPEG, TIFF) in pixel coordinates. A page
-/// of a multi-page TIFF that cannot be decoded is kept, empty, with a warning saying why;
-/// a single picture that cannot be decoded is an error.
+/// Page `index` (0-based) of an image file (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM) in pixel
+/// coordinates. A page of a multi-page TIFF that cannot be decoded is kept, empty, with a
+/// warning saying why; a single picture that cannot be decoded is an error.
 pub fn image_page(
     file: &ImageFile,
     index: usize,

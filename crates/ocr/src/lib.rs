@@ -1,6 +1,7 @@
-//! docsift's OCR: page images (PNG/JPEG/TIFF, or PDF pages rasterised) -> text lines with
-//! boxes and per-character confidence, through ONNX models from registry packages — DBNet
-//! text detection, line orientation, CTC line recognition — and a layout-region detector.
+//! docsift's OCR: page images (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM, or PDF pages rasterised)
+//! -> text lines with boxes and per-character confidence, through ONNX models from registry
+//! packages — DBNet text detection, line orientation, CTC line recognition — and a
+//! layout-region detector.
 //! Models run behind one `Backend` trait; tract (CPU) is the reference implementation.
 
 mod backend;

@@ -13,14 +13,14 @@ use crate::OcrError;
 use crate::det::Area;
 use crate::tiff_file::{TiffLayout, TiffPage, decode_refused, single_page_tiff, tiff_pages};
 
-/// PNG, JPEG or TIFF (its first page) bytes -> RGB pixels (grey, 1-bit and alpha images are
-/// flattened).
+/// PNG, JPEG, TIFF (its first page), WebP, GIF (its first frame), BMP or PNM bytes -> RGB
+/// pixels (grey, 1-bit and alpha images are flattened).
 pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
     ImageFile::open(bytes).page(0).map(|p| p.image)
 }
 
 /// An image file's pages: a TIFF's page directories in order (multi-page scans and faxes),
-/// or the one picture of a PNG or JPEG. Pages are decoded one at a time, on demand.
+/// or the one picture of the other formats. Pages are decoded one at a time, on demand.
 pub struct ImageFile<'a> {
     bytes: &'a [u8],
     /// A TIFF's pages; empty for the other formats.
@@ -44,7 +44,8 @@ impl<'a> ImageFile<'a> {
     pub fn page(&self, index: usize) -> Result<DecodedPage, OcrError> {
         let err = |e: image::ImageError| OcrError::Image(e.to_string());
         let (img, warning) = match self.tiff_pages.get(index) {
-            // A PNG or JPEG; or a TIFF of nothing but thumbnails, read as its first.
+            // A PNG, JPEG, WebP, GIF, BMP or PNM; or a TIFF of nothing but thumbnails, read as
+            // its first.
             None if index == 0 && self.tiff_pages.is_empty() => {
                 let reader = image::ImageReader::new(std::io::Cursor::new(self.bytes)).with_guessed_format();
                 (upright(reader.map_err(|e| err(e.into()))?.into_decoder().map_err(err)?).map_err(err)?, None)
@@ -258,6 +259,21 @@ mod tests {
         let near = |p: [u8; 3], want: [u8; 3]| p.iter().zip(want).all(|(&a, b)| a.abs_diff(b) < 40);
         // Turned clockwise, the top (red) is on the right.
         assert!(near(shown.get_pixel(17, 15).0, RED) && near(shown.get_pixel(2, 15).0, BLUE));
+        Ok(())
+    }
+
+    #[test]
+    fn webp_gif_bmp_and_pnm_pictures_read_as_their_pixels() -> Result<(), OcrError> {
+        let picture = RgbImage::from_fn(9, 5, |x, y| image::Rgb([RED, GREEN, BLUE][((x + y) % 3) as usize]));
+        for format in
+            [image::ImageFormat::WebP, image::ImageFormat::Gif, image::ImageFormat::Bmp, image::ImageFormat::Pnm]
+        {
+            let mut bytes = std::io::Cursor::new(Vec::new());
+            picture.write_to(&mut bytes, format).map_err(|e| OcrError::Image(e.to_string()))?;
+            let file = ImageFile::open(bytes.get_ref());
+            assert_eq!(file.page_count(), 1);
+            assert!(file.page(0)?.image == picture, "{format:?}");
+        }
         Ok(())
     }
 

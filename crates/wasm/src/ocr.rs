@@ -126,7 +126,7 @@ pub fn gpu_mailbox() -> JsValue {
 }
 
 /// The 0-based indices of an image file's pages to read (1-based `pages`, all when absent),
-/// validated: a multi-page TIFF has several, a PNG or JPEG one.
+/// validated: a multi-page TIFF has several, the other formats one.
 #[wasm_bindgen(js_name = imagePages)]
 pub fn image_pages(bytes: &[u8], pages: Option<Vec<u32>>) -> Result<Vec<u32>, JsValue> {
     let list: Option<Vec<usize>> = pages.map(|p| p.into_iter().map(|n| n as usize).collect());
@@ -134,7 +134,7 @@ pub fn image_pages(bytes: &[u8], pages: Option<Vec<u32>>) -> Result<Vec<u32>, Js
     Ok(wanted.into_iter().map(|i| i as u32).collect())
 }
 
-/// Page `index` (0-based, default 0) of a PNG/JPEG/TIFF read by OCR: `{meta, page, warnings}`
+/// Page `index` (0-based, default 0) of an image read by OCR: `{meta, page, warnings}`
 /// with the page on the wire, in pixels; with `layout`, its layout regions as blocks. In the
 /// JSPI build a promise of it (its model calls may suspend on the GPU worker).
 #[cfg_attr(feature = "jspi", wasm_bindgen(js_name = extractImage, jspi))]
