@@ -26,6 +26,12 @@ const NEW_SUBFILE_TYPE: u64 = 254;
 /// The TIFF tag saying how a page's samples map to colours.
 const PHOTOMETRIC: u64 = 262;
 
+/// TIFF tags the `tiff` crate has no names for: a Group 3 fax's coding options, and a YCbCr
+/// page's luma weights and reference black and white.
+const T4_OPTIONS: Tag = Tag::Unknown(292);
+const YCBCR_COEFFICIENTS: Tag = Tag::Unknown(529);
+const REFERENCE_BLACK_WHITE: Tag = Tag::Unknown(532);
+
 /// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
 /// copy stays under `image`'s default 512 MiB allocation limit.
 const MAX_PAGE_PIXELS: u64 = 1 << 27;
@@ -163,13 +169,7 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, Oc
         (2 | 3, 0 | 1) => fax_page(&file, &mut decoder),
         (_, 3) => {
             let colormap = decoder.get_tag_u16_vec(Tag::ColorMap).map_err(tiff_error);
-            // The indices, read as grey samples: `tiff` decodes those with every compression.
-            let directory = layout.number(&file, layout.first_link(), layout.offset_size());
-            let photometric_at = directory
-                .and_then(|d| layout.entry_range(&file, usize::try_from(d).ok()?))
-                .and_then(|entries| layout.small_value(&file, entries, PHOTOMETRIC));
-            let grey = photometric_at.and_then(|(at, size)| layout.write(&mut file, at, size, 1));
-            match (colormap, grey) {
+            match (colormap, tagged_grey(&mut file, layout)) {
                 (Ok(colormap), Some(())) => palette_page(&file, &colormap),
                 (Err(e), _) => Err(e),
                 (_, None) => Err(OcrError::Image("TIFF palette: its colour interpretation is unreadable".into())),
@@ -184,6 +184,15 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, Oc
         }
         DecodedPage { image: image.to_rgb8(), warning }
     }))
+}
+
+/// The first page's photometric tag set to BlackIsZero: a palette page's indices then decode
+/// as grey samples, which `tiff` reads with every compression.
+fn tagged_grey(file: &mut [u8], layout: TiffLayout) -> Option<()> {
+    let directory = usize::try_from(layout.number(file, layout.first_link(), layout.offset_size())?).ok()?;
+    let entries = layout.entry_range(file, directory)?;
+    let (at, size) = layout.small_value(file, entries, PHOTOMETRIC)?;
+    layout.write(file, at, size, 1)
 }
 
 fn tiff_error(e: tiff::TiffError) -> OcrError {
@@ -221,7 +230,7 @@ struct Fax {
 fn fax_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(DynamicImage, Option<String>), OcrError> {
     let (width, height) = page_size(decoder)?;
     let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
-    let t4_options = tag(Tag::Unknown(292)).unwrap_or(0);
+    let t4_options = tag(T4_OPTIONS).unwrap_or(0);
     let fax = Fax {
         width,
         height,
@@ -386,9 +395,9 @@ const YCBCR_REFERENCE: [f32; 6] = [0.0, 255.0, 128.0, 255.0, 128.0, 255.0];
 
 fn ycbcr_page(decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(DynamicImage, Option<String>), OcrError> {
     let (width, height) = page_size(decoder)?;
-    let mut rationals = |tag: u16| decoder.get_tag(Tag::Unknown(tag)).ok().and_then(rationals_of);
-    let luma = rationals(529).and_then(|v| v.try_into().ok()).unwrap_or(BT601_LUMA);
-    let reference = rationals(532).and_then(|v| v.try_into().ok()).unwrap_or(YCBCR_REFERENCE);
+    let mut rationals = |tag: Tag| decoder.get_tag(tag).ok().and_then(rationals_of);
+    let luma = rationals(YCBCR_COEFFICIENTS).and_then(|v| v.try_into().ok()).unwrap_or(BT601_LUMA);
+    let reference = rationals(REFERENCE_BLACK_WHITE).and_then(|v| v.try_into().ok()).unwrap_or(YCBCR_REFERENCE);
     let DecodingResult::U8(samples) = decoder.read_image().map_err(tiff_error)? else {
         return Err(OcrError::Image("TIFF YCbCr: only 8-bit samples are read".into()));
     };
