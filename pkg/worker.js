@@ -110,7 +110,7 @@ function ocrCall(id, request, transfer = []) {
   return run;
 }
 
-/** An image (PNG, JPEG, WebP, GIF, BMP, PNM, or a TIFF of one or more pages): its pages read by OCR. */
+/** An image (PNG, JPEG, WebP, GIF, BMP, PNM, JPEG 2000, or a TIFF of one or more pages): its pages read by OCR. */
 async function extractImage(id, bytes, options) {
   if (options.ocr === 'off') throw { name: 'UnsupportedInputError', code: 'unsupported', message: 'images are read only by OCR (ocr: "off")' };
   const request = { op: 'image', bytes: bytes.buffer, layout: Boolean(options.layout), pages: options.pages };

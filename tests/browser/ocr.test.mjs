@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -188,6 +188,19 @@ test('every page of a multi-page TIFF is read as the CLI reads it, thumbnails le
   const picked = await inBrowser(path, { pages: [2] }, plain);
   assertSameReading(picked, native(path, ['--pages', '2']), `${path} --pages 2`);
   assert.equal(picked.pages[0].text, want.pages[1].text);
+});
+
+test('a JPEG 2000 picture (the JP2 map in ICDAR-2013 eu-012.pdf) is read as the CLI reads it', { timeout: 300_000 }, async () => {
+  const pdf = readFileSync(join(CORPUS, 'tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-eu/eu-012.pdf'));
+  const start = pdf.indexOf(Buffer.from('\0\0\0\x0cjP  \r\n\x87\n', 'latin1'));
+  const dict = pdf.subarray(pdf.lastIndexOf('<<', start), start).toString('latin1');
+  const length = Number(/\/Length (\d+)/.exec(dict)?.[1]);
+  assert.ok(start > 0 && /JPXDecode/.test(dict) && length > 0, 'the JPX image stream');
+  writeFileSync(join(MADE, 'map.jp2'), pdf.subarray(start, start + length));
+  const path = 'made/map.jp2';
+  const want = native(path);
+  assert.match(want.pages[0].text, /MAP OF FINLAND/);
+  assertSameReading(await inBrowser(path, {}, plain), want, path);
 });
 
 test('script: "latin" reads an image as the CLI\'s --script latin does, and an unknown script is refused', { timeout: 300_000 }, async () => {

@@ -197,6 +197,36 @@ fn every_page_of_a_multi_page_tiff_is_read_as_its_own_file_is() {
     assert!(past.is_err_and(|e| e.kind == docsift::ErrorKind::Unsupported), "page 3 of 2");
 }
 
+/// The map of Finland on ICDAR-2013's eu-012.pdf is a JPEG 2000 picture: a JP2 file (JPX
+/// brand), as the PDF's JPXDecode stream holds it. Taken out of the PDF it reads as an image
+/// file, in its JP2 boxes and as the bare codestream alike, with the map's place names.
+#[test]
+fn a_jpeg_2000_picture_reads_as_a_jp2_file_and_as_a_bare_codestream() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus
+        .join("tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-eu/eu-012.pdf");
+    let pdf = lopdf::Document::load(path).expect("PDF");
+    let jpx = |s: &&lopdf::Stream| s.dict.get(b"Filter").and_then(|f| f.as_name()).is_ok_and(|f| f == b"JPXDecode");
+    let jp2 =
+        pdf.objects.values().filter_map(|o| o.as_stream().ok()).find(jpx).expect("a JPXDecode image").content.clone();
+    let codestream_box = jp2.windows(4).position(|w| w == b"jp2c").expect("a codestream box");
+    let codestream = jp2[codestream_box + 4..].to_vec();
+    let mut texts = Vec::new();
+    for (form, bytes) in [("JP2", &jp2), ("codestream", &codestream)] {
+        let doc = docsift::extract_until(bytes, &opts(&models, OcrMode::Auto), &|_| {}, &|| true).expect(form);
+        assert_ocr_boxes(&doc, form);
+        assert_eq!((doc.pages[0].width, doc.pages[0].height), (659.0, 1066.0), "{form}");
+        let text = &doc.pages[0].text;
+        println!("{form}: {}", collapse_ws(text));
+        for name in ["MAP OF FINLAND", "NORWAY", "SWEDEN", "RUSSIA", "ESTONIA", "Helsinki", "Tampere", "Turku"] {
+            assert!(text.contains(name), "{form}: {name} missing from {text:?}");
+        }
+        texts.push(text.clone());
+    }
+    assert_eq!(texts[0], texts[1]);
+}
+
 /// Born-digital pages rendered and OCR'd, scored against their own text layer. The NICS
 /// page is a landscape table of 7pt figures, ~1,300 cells: it needs the finer detection
 /// pass for small print and more than PaddleOCR's 1000 regions per page.

@@ -73,7 +73,7 @@ enum Command {
         password: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// When to OCR pages; image files (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM) are always OCR'd unless off.
+        /// When to OCR pages; image files (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM, JPEG 2000) are always OCR'd unless off.
         #[arg(long, value_enum, default_value = "auto")]
         ocr: OcrArg,
         /// Detect layout regions (title, text, table, figure, caption, header, footer) as

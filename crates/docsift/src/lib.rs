@@ -80,14 +80,25 @@ pub struct Progress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Pdf,
-    /// PNG, JPEG, TIFF, WebP, GIF, BMP or PNM: text only through OCR.
+    /// PNG, JPEG, TIFF, WebP, GIF, BMP, PNM or JPEG 2000: text only through OCR.
     Image,
 }
 
 /// Signatures of the image formats docsift reads that a fixed prefix tells: PNG, JPEG, TIFF
-/// (classic and BigTIFF, both byte orders), GIF.
-const IMAGE_MAGIC: [&[u8]; 8] =
-    [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\0", b"MM\0*", b"II+\0", b"MM\0+", b"GIF87a", b"GIF89a"];
+/// (classic and BigTIFF, both byte orders), GIF, JPEG 2000 (a JP2 file's signature box, a bare
+/// codestream's SOC and SIZ markers).
+const IMAGE_MAGIC: [&[u8]; 10] = [
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff",
+    b"II*\0",
+    b"MM\0*",
+    b"II+\0",
+    b"MM\0+",
+    b"GIF87a",
+    b"GIF89a",
+    b"\0\0\0\x0cjP  \r\n\x87\n",
+    b"\xff\x4f\xff\x51",
+];
 
 /// The sizes a BMP's info header comes in (BITMAPCOREHEADER to BITMAPV5HEADER): "BM" alone
 /// starts too many other files.
@@ -373,7 +384,7 @@ mod tests {
     #[test]
     fn images_are_told_by_their_signatures_and_text_that_starts_alike_is_not() {
         let bmp = [b"BM".as_slice(), &[0; 12], &40u32.to_le_bytes()].concat();
-        let images: [&[u8]; 7] = [
+        let images: [&[u8]; 9] = [
             b"GIF89a\x01\0",
             b"RIFF\x10\0\0\0WEBPVP8L",
             &bmp,
@@ -381,6 +392,8 @@ mod tests {
             b"P1\n# fax\n8 8",
             b"II*\0",
             b"\xff\xd8\xff\xe0",
+            b"\0\0\0\x0cjP  \r\n\x87\n\0\0\0\x14ftypjp2 ",
+            b"\xff\x4f\xff\x51\0\x2f",
         ];
         for bytes in images {
             assert_eq!(sniff(bytes), Some(Format::Image), "{:?}", String::from_utf8_lossy(bytes));

@@ -250,7 +250,7 @@ impl PdfOcr {
     }
 }
 
-/// Page `index` (0-based) of an image file (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM) in pixel
+/// Page `index` (0-based) of an image file (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM, JPEG 2000) in pixel
 /// coordinates. A page of a multi-page TIFF that cannot be decoded is kept, empty, with a
 /// warning saying why; a single picture that cannot be decoded is an error.
 pub fn image_page(

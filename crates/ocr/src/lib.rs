@@ -1,4 +1,4 @@
-//! docsift's OCR: page images (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM, or PDF pages rasterised)
+//! docsift's OCR: page images (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM, JPEG 2000, or PDF pages rasterised)
 //! -> text lines with boxes and per-character confidence, through ONNX models from registry
 //! packages — DBNet text detection, line orientation, CTC line recognition — and a
 //! layout-region detector.
@@ -7,6 +7,7 @@
 mod backend;
 mod det;
 mod geometry;
+mod jpeg2000;
 mod layout;
 mod marks;
 mod page;

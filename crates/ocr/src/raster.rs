@@ -11,10 +11,15 @@ use image::RgbImage;
 
 use crate::OcrError;
 use crate::det::Area;
+use crate::jpeg2000::{decode_jpeg2000, is_jpeg2000};
 use crate::tiff_file::{TiffLayout, TiffPage, decode_refused, single_page_tiff, tiff_pages};
 
-/// PNG, JPEG, TIFF (its first page), WebP, GIF (its first frame), BMP or PNM bytes -> RGB
-/// pixels (grey, 1-bit and alpha images are flattened).
+/// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
+/// copy stays under `image`'s default 512 MiB allocation limit.
+pub(crate) const MAX_PAGE_PIXELS: u64 = 1 << 27;
+
+/// PNG, JPEG, TIFF (its first page), WebP, GIF (its first frame), BMP, PNM or JPEG 2000
+/// bytes -> RGB pixels (grey and 1-bit images widened, transparent ones laid on white).
 pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, OcrError> {
     ImageFile::open(bytes).page(0).map(|p| p.image)
 }
@@ -44,6 +49,7 @@ impl<'a> ImageFile<'a> {
     pub fn page(&self, index: usize) -> Result<DecodedPage, OcrError> {
         let err = |e: image::ImageError| OcrError::Image(e.to_string());
         let (img, warning) = match self.tiff_pages.get(index) {
+            None if index == 0 && is_jpeg2000(self.bytes) => guarded("JPEG 2000", || decode_jpeg2000(self.bytes))??,
             // A PNG, JPEG, WebP, GIF, BMP or PNM; or a TIFF of nothing but thumbnails, read as
             // its first.
             None if index == 0 && self.tiff_pages.is_empty() => {
@@ -62,8 +68,23 @@ impl<'a> ImageFile<'a> {
                 }
             }
         };
-        Ok(DecodedPage { image: img.to_rgb8(), warning })
+        Ok(DecodedPage { image: on_white(img), warning })
     }
+}
+
+/// RGB pixels of the picture, its transparent parts laid on white: a logo or a scan with an
+/// alpha channel shows on a white page, whereas dropping the alpha leaves the colour under
+/// it (often black, under dark text).
+fn on_white(img: image::DynamicImage) -> RgbImage {
+    if !img.color().has_alpha() {
+        return img.to_rgb8();
+    }
+    let rgba = img.to_rgba8();
+    RgbImage::from_fn(rgba.width(), rgba.height(), |x, y| {
+        let image::Rgba([r, g, b, a]) = *rgba.get_pixel(x, y);
+        let a = u32::from(a);
+        image::Rgb([r, g, b].map(|c| ((u32::from(c) * a + 255 * (255 - a) + 127) / 255) as u8))
+    })
 }
 
 /// A page of an image file, and what of it could not be decoded (rows of a damaged fax).
@@ -118,11 +139,11 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
     Ok(out.into_inner())
 }
 
-/// The renderer is a large third-party body of code fed hostile files: a panic in it
-/// becomes an error for that page, not a crash of the extraction.
-fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, OcrError> {
+/// The renderer and the JPEG 2000 decoder are large third-party bodies of code fed hostile
+/// files: a panic in one (`what`) becomes an error for that page, not a crash of the extraction.
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, OcrError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-        .map_err(|_| OcrError::Image("PDF render: the renderer failed on this page".into()))
+        .map_err(|_| OcrError::Image(format!("{what} failed on this page")))
 }
 
 /// A PDF page as pixels, and how many pixels one PDF point spans.
@@ -141,7 +162,7 @@ pub struct PdfRenderer {
 
 impl PdfRenderer {
     pub fn open(bytes: &[u8], password: &str) -> Result<PdfRenderer, OcrError> {
-        let pdf = guarded(|| Pdf::new_with_password(Arc::new(bytes.to_vec()), password))?
+        let pdf = guarded("PDF render", || Pdf::new_with_password(Arc::new(bytes.to_vec()), password))?
             .map_err(|e| OcrError::Image(format!("PDF render: {e:?}")))?;
         Ok(PdfRenderer { pdf })
     }
@@ -154,8 +175,9 @@ impl PdfRenderer {
         let scale = (dpi / 72.0).min(MAX_RENDER_SIDE / w.max(h).max(1.0));
         let settings = PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE };
         let cache = RenderCache::new();
-        let pixmap =
-            hayro::render(page, &cache, &InterpreterSettings::default(), &RenderSettings::default(), &settings);
+        let pixmap = guarded("PDF render", || {
+            hayro::render(page, &cache, &InterpreterSettings::default(), &RenderSettings::default(), &settings)
+        })?;
         let (pw, ph) = (pixmap.width() as u32, pixmap.height() as u32);
         let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
         let image = RgbImage::from_raw(pw, ph, rgb).ok_or_else(|| OcrError::Image("PDF render: bad pixmap".into()))?;
@@ -274,6 +296,27 @@ mod tests {
             assert_eq!(file.page_count(), 1);
             assert!(file.page(0)?.image == picture, "{format:?}");
         }
+        Ok(())
+    }
+
+    #[test]
+    fn transparent_pixels_read_as_a_white_page_whatever_colour_they_hide() -> Result<(), OcrError> {
+        // Dark ink on a transparent background whose hidden colour is black, as drawing
+        // programs save it; a half-transparent pixel blends halfway to white.
+        let ink = image::Rgba([20, 20, 20, 255]);
+        let picture = image::RgbaImage::from_fn(6, 2, |x, y| match (x, y) {
+            (0, 0) => ink,
+            (1, 0) => image::Rgba([0, 0, 200, 128]),
+            _ => image::Rgba([0, 0, 0, 0]),
+        });
+        let mut png = std::io::Cursor::new(Vec::new());
+        picture.write_to(&mut png, image::ImageFormat::Png).map_err(|e| OcrError::Image(e.to_string()))?;
+        let page = decode_image(png.get_ref())?;
+        assert_eq!([0, 1, 5].map(|x| page.get_pixel(x, 0).0), [[20, 20, 20], [127, 127, 227], [255, 255, 255]]);
+        let grey = image::DynamicImage::ImageLumaA8(
+            image::GrayAlphaImage::from_raw(2, 1, vec![0, 0, 0, 255]).ok_or_else(|| OcrError::Image("size".into()))?,
+        );
+        assert_eq!(on_white(grey).as_raw(), &[255, 255, 255, 0, 0, 0]);
         Ok(())
     }
 

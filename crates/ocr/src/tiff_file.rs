@@ -11,7 +11,7 @@ use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
 
 use crate::OcrError;
-use crate::raster::DecodedPage;
+use crate::raster::{DecodedPage, MAX_PAGE_PIXELS};
 
 /// Directories past this many are not followed: a bound on the walk of a hostile file.
 const MAX_TIFF_DIRECTORIES: usize = 10_000;
@@ -31,10 +31,6 @@ const PHOTOMETRIC: u64 = 262;
 const T4_OPTIONS: Tag = Tag::Unknown(292);
 const YCBCR_COEFFICIENTS: Tag = Tag::Unknown(529);
 const REFERENCE_BLACK_WHITE: Tag = Tag::Unknown(532);
-
-/// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
-/// copy stays under `image`'s default 512 MiB allocation limit.
-const MAX_PAGE_PIXELS: u64 = 1 << 27;
 
 /// Where a TIFF page's directory starts, and where its link to the next one lies.
 #[derive(Clone, Copy, Debug)]

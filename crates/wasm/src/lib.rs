@@ -113,7 +113,7 @@ fn options(password: Option<String>, ocr: Option<String>, layout: bool) -> Resul
     })
 }
 
-/// Whether the input is an image (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM), read only by OCR.
+/// Whether the input is an image (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM, JPEG 2000), read only by OCR.
 #[wasm_bindgen(js_name = isImage)]
 pub fn is_image(bytes: &[u8]) -> bool {
     docsift::sniff(bytes) == Some(docsift::Format::Image)

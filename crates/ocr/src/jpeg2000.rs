@@ -1,0 +1,152 @@
+//! JPEG 2000 pictures, as JP2 files or bare codestreams (J2K), decoded with hayro-jpeg2000:
+//! the decoder hayro reads a PDF's JPX images with. Libraries and archives store page scans
+//! this way.
+
+use hayro_jpeg2000::{DecodeSettings, DecoderContext, Image};
+use image::{DynamicImage, GrayAlphaImage, GrayImage, RgbImage, RgbaImage};
+
+use crate::OcrError;
+use crate::raster::MAX_PAGE_PIXELS;
+
+/// The JP2 signature box, and a bare codestream's first markers (SOC, then SIZ).
+const JP2_SIGNATURE: &[u8] = b"\0\0\0\x0cjP  \r\n\x87\n";
+const CODESTREAM_START: &[u8] = b"\xff\x4f\xff\x51";
+
+pub fn is_jpeg2000(bytes: &[u8]) -> bool {
+    bytes.starts_with(JP2_SIGNATURE) || bytes.starts_with(CODESTREAM_START)
+}
+
+fn jpeg2000_error(e: impl std::fmt::Display) -> OcrError {
+    OcrError::Image(format!("JPEG 2000: {e}"))
+}
+
+/// The picture, and a warning when it was read below its full resolution: one larger than
+/// `MAX_PAGE_PIXELS` is decoded at the finest of its stored halvings that fits, as JPEG 2000
+/// lets a reader skip resolution levels.
+pub fn decode_jpeg2000(bytes: &[u8]) -> Result<(DynamicImage, Option<String>), OcrError> {
+    decode_within(bytes, MAX_PAGE_PIXELS)
+}
+
+/// `decode_jpeg2000` with a pixel limit of `max_pixels`.
+fn decode_within(bytes: &[u8], max_pixels: u64) -> Result<(DynamicImage, Option<String>), OcrError> {
+    let settings = DecodeSettings::default();
+    let image = Image::new(bytes, &settings).map_err(jpeg2000_error)?;
+    let (w, h) = (image.width(), image.height());
+    if w == 0 || h == 0 {
+        return Err(jpeg2000_error(format!("a {w}×{h} picture is empty")));
+    }
+    let halvings = (0..u32::BITS).find(|&k| u64::from(w >> k) * u64::from(h >> k) <= max_pixels).unwrap_or(0);
+    if halvings == 0 {
+        return Ok((pixels(&image)?, None));
+    }
+    let target = Some(((w >> halvings).max(1), (h >> halvings).max(1)));
+    let reduced =
+        Image::new(bytes, &DecodeSettings { target_resolution: target, ..settings }).map_err(jpeg2000_error)?;
+    let (rw, rh) = (reduced.width(), reduced.height());
+    if u64::from(rw) * u64::from(rh) > max_pixels {
+        return Err(jpeg2000_error(format!("a {w}×{h} picture is too large to decode and has no smaller resolution")));
+    }
+    let warning = format!("the {w}×{h} JPEG 2000 picture was read at its reduced resolution {rw}×{rh}");
+    Ok((pixels(&reduced)?, Some(warning)))
+}
+
+/// The decoded samples as an `image` picture, by their colour space's channel count: an ICC
+/// profile's colours are read as the device colours of that count, four as CMYK.
+fn pixels(image: &Image) -> Result<DynamicImage, OcrError> {
+    let (w, h, alpha) = (image.width(), image.height(), image.has_alpha());
+    let colours = image.color_space().num_channels();
+    let mut context = DecoderContext::default();
+    let data = image.decode(&mut context).map_err(jpeg2000_error)?.data_u8();
+    let short = || jpeg2000_error("fewer samples than the picture's size");
+    Ok(match (colours, alpha) {
+        (1, false) => GrayImage::from_raw(w, h, data).ok_or_else(short)?.into(),
+        (1, true) => GrayAlphaImage::from_raw(w, h, data).ok_or_else(short)?.into(),
+        (3, false) => RgbImage::from_raw(w, h, data).ok_or_else(short)?.into(),
+        (3, true) => RgbaImage::from_raw(w, h, data).ok_or_else(short)?.into(),
+        (4, _) => {
+            let step = 4 + usize::from(alpha);
+            let rgba = data.chunks_exact(step).flat_map(|p| {
+                let [r, g, b] = cmyk_to_rgb([p[0], p[1], p[2], p[3]]);
+                [r, g, b, if alpha { p[4] } else { 255 }]
+            });
+            RgbaImage::from_raw(w, h, rgba.collect()).ok_or_else(short)?.into()
+        }
+        _ => return Err(jpeg2000_error(format!("a picture of {colours} colour channels"))),
+    })
+}
+
+/// Ink coverage to light without a profile: each ink and black take their share of white.
+fn cmyk_to_rgb([c, m, y, k]: [u8; 4]) -> [u8; 3] {
+    let light = |ink: u8| ((255 - u32::from(ink)) * (255 - u32::from(k)) / 255) as u8;
+    [light(c), light(m), light(y)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jpeg_2000_is_told_by_its_signature_box_or_its_codestream_markers() {
+        assert!(is_jpeg2000(b"\0\0\0\x0cjP  \r\n\x87\n\0\0\0\x14ftypjp2 "));
+        assert!(is_jpeg2000(b"\xff\x4f\xff\x51\0\x2f"));
+        assert!(!is_jpeg2000(b"\xff\xd8\xff\xe0"));
+        assert!(decode_jpeg2000(b"\xff\x4f\xff\x51\0\x2f").is_err());
+    }
+
+    /// A codestream of one 8-bit grey component, `levels` wavelet halvings (reversible 5/3),
+    /// one tile, one layer, and every packet empty (ISO/IEC 15444-1 annex A): all
+    /// coefficients zero, so every sample is the level shift, 128.
+    fn flat_grey_codestream(w: u32, h: u32, levels: u8) -> Vec<u8> {
+        let mut siz = vec![0, 0];
+        for v in [w, h, 0, 0, w, h, 0, 0] {
+            siz.extend(v.to_be_bytes());
+        }
+        siz.extend([0, 1, 7, 1, 1]);
+        let cod = [0, 0, 0, 1, 0, levels, 4, 4, 0, 1];
+        // No quantisation, two guard bits; each subband's exponent: bit depth plus its gain.
+        let mut qcd = vec![0x40, 8 << 3];
+        for _ in 0..levels {
+            qcd.extend([9 << 3, 9 << 3, 10 << 3]);
+        }
+        let packets = vec![0u8; usize::from(levels) + 1];
+        let marker = |code: u8, body: &[u8]| {
+            let mut m = vec![0xff, code];
+            m.extend((body.len() as u16 + 2).to_be_bytes());
+            m.extend(body);
+            m
+        };
+        let tile_part = 12 + 2 + packets.len() as u32;
+        let sot = [[0, 0].as_slice(), &tile_part.to_be_bytes(), &[0, 1]].concat();
+        [&[0xff, 0x4f][..], &marker(0x51, &siz), &marker(0x52, &cod), &marker(0x5c, &qcd), &marker(0x90, &sot)]
+            .concat()
+            .into_iter()
+            .chain([0xff, 0x93])
+            .chain(packets)
+            .chain([0xff, 0xd9])
+            .collect()
+    }
+
+    #[test]
+    fn a_grey_codestream_reads_at_full_resolution_within_the_limit_and_halved_past_it() -> Result<(), OcrError> {
+        let bytes = flat_grey_codestream(64, 40, 2);
+        let (full, warning) = decode_within(&bytes, 64 * 40)?;
+        assert_eq!((full.width(), full.height(), warning), (64, 40, None));
+        assert!(full.to_luma8().pixels().all(|p| p.0 == [128]));
+        let (half, warning) = decode_within(&bytes, 64 * 40 - 1)?;
+        assert_eq!((half.width(), half.height()), (32, 20));
+        assert!(warning.is_some_and(|w| w.contains("64×40") && w.contains("32×20")));
+        let (quarter, _) = decode_within(&bytes, 16 * 10)?;
+        assert_eq!((quarter.width(), quarter.height()), (16, 10));
+        // Two halvings are all the picture stores.
+        assert!(decode_within(&bytes, 16 * 10 - 1).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn cmyk_inks_take_their_share_of_white() {
+        assert_eq!(cmyk_to_rgb([0, 0, 0, 0]), [255, 255, 255]);
+        assert_eq!(cmyk_to_rgb([0, 0, 0, 255]), [0, 0, 0]);
+        assert_eq!(cmyk_to_rgb([255, 0, 0, 0]), [0, 255, 255]);
+        assert_eq!(cmyk_to_rgb([0, 128, 0, 51]), [204, 101, 204]);
+    }
+}
