@@ -31,6 +31,10 @@ const PHOTOMETRIC: u64 = 262;
 const T4_OPTIONS: Tag = Tag::Unknown(292);
 const YCBCR_COEFFICIENTS: Tag = Tag::Unknown(529);
 const REFERENCE_BLACK_WHITE: Tag = Tag::Unknown(532);
+/// Where an old-style JPEG page (compression 6, TIFF 6.0 section 22) keeps a whole JPEG
+/// stream of itself, when its writer put one there, and that stream's length.
+const JPEG_INTERCHANGE_FORMAT: Tag = Tag::Unknown(513);
+const JPEG_INTERCHANGE_LENGTH: Tag = Tag::Unknown(514);
 
 /// Where a TIFF page's directory starts, and where its link to the next one lies.
 #[derive(Clone, Copy, Debug)]
@@ -171,6 +175,7 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, Oc
                 (_, None) => Err(OcrError::Image("TIFF palette: its colour interpretation is unreadable".into())),
             }
         }
+        (6, _) => old_jpeg_page(&file, &mut decoder),
         (_, 6) => ycbcr_page(&mut decoder),
         _ => return None,
     };
@@ -237,12 +242,56 @@ fn fax_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(Dynami
         lsb_first: tag(Tag::FillOrder) == Some(2),
         inverted: tag(Tag::PhotometricInterpretation) == Some(1),
     };
+    let (image, warning) = fax_strips_to_pixels(&strips(file, decoder)?, fax);
+    Ok((DynamicImage::ImageLuma8(image), warning))
+}
+
+/// An old-style JPEG page, read as its writers laid it out: a whole JPEG stream where
+/// JPEGInterchangeFormat points, or strips that are each a whole JPEG stream (stacked). The
+/// third layout, tables apart from bare scans, which libtiff rebuilds by guesswork, is refused.
+fn old_jpeg_page(
+    file: &[u8],
+    decoder: &mut Decoder<Cursor<&[u8]>>,
+) -> Result<(DynamicImage, Option<String>), OcrError> {
+    let (width, height) = page_size(decoder)?;
+    let mut tag = |t: Tag| decoder.find_tag_unsigned::<u64>(t).ok().flatten();
+    let interchange = tag(JPEG_INTERCHANGE_FORMAT).and_then(|at| {
+        let start = usize::try_from(at).ok()?;
+        let end = tag(JPEG_INTERCHANGE_LENGTH).and_then(|n| usize::try_from(at.checked_add(n)?).ok());
+        file.get(start..end.unwrap_or(file.len()).min(file.len()))
+    });
+    let whole = |jpeg: &[u8]| {
+        let mut decoder = image::codecs::jpeg::JpegDecoder::new(Cursor::new(jpeg)).ok()?;
+        image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).ok()?;
+        image::DynamicImage::from_decoder(decoder).ok().map(|img| img.to_rgb8())
+    };
+    if let Some(img) = interchange.and_then(whole).filter(|img| img.dimensions() == (width, height)) {
+        return Ok((DynamicImage::ImageRgb8(img), None));
+    }
+    let refused = || OcrError::Image("TIFF old-style JPEG: tables stored apart from the scans are not read".into());
+    let strips = strips(file, decoder).map_err(|_| refused())?;
+    let mut page = RgbImage::from_pixel(width, height, image::Rgb([255; 3]));
+    let mut top = 0;
+    for strip in strips {
+        let img = strip.filter(|s| s.starts_with(b"\xff\xd8")).and_then(whole).ok_or_else(refused)?;
+        if img.width() != width || top + img.height() > height {
+            return Err(refused());
+        }
+        image::imageops::replace(&mut page, &img, 0, i64::from(top));
+        top += img.height();
+    }
+    let warning = (top < height).then(|| format!("the JPEG strips end at row {top} of {height}; the rest is blank"));
+    Ok((DynamicImage::ImageRgb8(page), warning))
+}
+
+/// A page's strips, each `None` where its bytes lie outside the file.
+fn strips<'f>(file: &'f [u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<Vec<Option<&'f [u8]>>, OcrError> {
     let strip_list = |d: &mut Decoder<Cursor<&[u8]>>, t: Tag| {
-        d.get_tag(t).and_then(|v| v.into_u64_vec()).map_err(|_| OcrError::Image(format!("TIFF fax: no {t:?}")))
+        d.get_tag(t).and_then(|v| v.into_u64_vec()).map_err(|_| OcrError::Image(format!("TIFF: no {t:?}")))
     };
     let offsets = strip_list(decoder, Tag::StripOffsets)?;
     let counts = strip_list(decoder, Tag::StripByteCounts)?;
-    let strips: Vec<Option<&[u8]>> = offsets
+    Ok(offsets
         .iter()
         .zip(&counts)
         .map(|(&at, &n)| {
@@ -250,9 +299,7 @@ fn fax_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(Dynami
             let end = usize::try_from(at.checked_add(n)?).ok()?.min(file.len());
             file.get(start..end)
         })
-        .collect();
-    let (image, warning) = fax_strips_to_pixels(&strips, fax);
-    Ok((DynamicImage::ImageLuma8(image), warning))
+        .collect())
 }
 
 /// Receives a strip's decoded rows as runs and paints them into the page.
@@ -696,14 +743,51 @@ mod tests {
 
         // A scanner's colour page: JPEG-coded YCbCr, chroma halved each way (the tag's default).
         let picture = RgbImage::from_fn(32, 16, |x, _| image::Rgb(if x < 16 { RED } else { BLUE }));
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
-            .encode_image(&picture)
-            .map_err(|e| OcrError::Image(e.to_string()))?;
+        let jpeg = jpeg_of(&picture)?;
         let coded = ycbcr_fields(32, 16, 7);
         let page = read(&tiff_with(&coded, &[Some(&jpeg)]))?;
         assert!(near(page.image.get_pixel(4, 8).0, RED), "{:?}", page.image.get_pixel(4, 8));
         assert!(near(page.image.get_pixel(27, 8).0, BLUE), "{:?}", page.image.get_pixel(27, 8));
+        Ok(())
+    }
+
+    fn jpeg_of(picture: &RgbImage) -> Result<Vec<u8>, OcrError> {
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
+            .encode_image(picture)
+            .map_err(|e| OcrError::Image(e.to_string()))?;
+        Ok(jpeg)
+    }
+
+    #[test]
+    fn an_old_style_jpeg_page_reads_from_its_whole_stream_or_its_strips_of_whole_streams() -> Result<(), OcrError> {
+        let picture = RgbImage::from_fn(32, 16, |x, _| image::Rgb(if x < 16 { RED } else { BLUE }));
+        // JPEGInterchangeFormat points at a whole JPEG stream (offset 8: right after the
+        // header); the strip after it is a bare scan, unreadable alone.
+        let jpeg = jpeg_of(&picture)?;
+        let bare = &jpeg[2..];
+        let mut fields = ycbcr_fields(32, 16, 6);
+        fields.extend([
+            (278, Field::Short(vec![8])),
+            (513, Field::Long(vec![8])),
+            (514, Field::Long(vec![jpeg.len() as u32])),
+        ]);
+        let page = read(&tiff_with(&fields, &[Some(&jpeg), Some(bare)]))?;
+        assert!(near(page.image.get_pixel(4, 8).0, RED) && near(page.image.get_pixel(27, 8).0, BLUE));
+        assert!(page.warning.is_none());
+
+        // No interchange stream: two strips of 8 rows, each a whole JPEG stream, stacked.
+        let top = jpeg_of(&RgbImage::from_pixel(32, 8, image::Rgb(RED)))?;
+        let bottom = jpeg_of(&RgbImage::from_pixel(32, 8, image::Rgb(BLUE)))?;
+        let mut fields = ycbcr_fields(32, 16, 6);
+        fields.push((278, Field::Short(vec![8])));
+        fields.sort_by_key(|(t, _)| *t);
+        let page = read(&tiff_with(&fields, &[Some(&top), Some(&bottom)]))?;
+        assert!(near(page.image.get_pixel(10, 2).0, RED) && near(page.image.get_pixel(10, 13).0, BLUE));
+
+        // Bare scans whose tables are stored elsewhere: refused, saying so.
+        let refused = read(&tiff_with(&ycbcr_fields(32, 16, 6), &[Some(bare)]));
+        assert!(refused.is_err_and(|e| e.to_string().contains("tables stored apart")));
         Ok(())
     }
 
