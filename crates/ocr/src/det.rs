@@ -263,40 +263,49 @@ fn dilate(mask: &[bool], w: usize, h: usize) -> Vec<bool> {
 /// 8-connected regions of the mask, each given by the pixel centres that can lie on its
 /// convex hull (the first and last pixel of each row run).
 pub(crate) fn mask_to_regions(mask: &[bool], w: usize, h: usize) -> Vec<Vec<Point>> {
-    let mut label = vec![u32::MAX; w * h];
-    let mut regions: Vec<Vec<Point>> = Vec::new();
-    let mut stack: Vec<usize> = Vec::new();
-    for start in 0..w * h {
-        if !mask[start] || label[start] != u32::MAX {
+    mask_to_components(mask, w, h)
+        .into_iter()
+        .map(|pixels| {
+            // Per row: (min x, max x).
+            let mut rows: std::collections::BTreeMap<usize, (usize, usize)> = Default::default();
+            for i in pixels {
+                let (x, y) = (i % w, i / w);
+                let e = rows.entry(y).or_insert((x, x));
+                e.0 = e.0.min(x);
+                e.1 = e.1.max(x);
+            }
+            rows.iter().flat_map(|(&y, &(x0, x1))| [[x0 as f32, y as f32], [x1 as f32, y as f32]]).collect()
+        })
+        .collect()
+}
+
+/// 8-connected regions of the mask (row-major, `w` wide), each as its pixels' indices, in
+/// the order of their first pixel.
+pub(crate) fn mask_to_components(mask: &[bool], w: usize, h: usize) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; w * h];
+    let mut components = Vec::new();
+    for start in 0..(w * h).min(mask.len()) {
+        if !mask[start] || seen[start] {
             continue;
         }
-        let id = regions.len() as u32;
-        // Per row: (min x, max x).
-        let mut rows: std::collections::BTreeMap<usize, (usize, usize)> = Default::default();
-        label[start] = id;
-        stack.push(start);
-        while let Some(i) = stack.pop() {
+        seen[start] = true;
+        let (mut pixels, mut next) = (Vec::new(), vec![start]);
+        while let Some(i) = next.pop() {
+            pixels.push(i);
             let (x, y) = (i % w, i / w);
-            let e = rows.entry(y).or_insert((x, x));
-            e.0 = e.0.min(x);
-            e.1 = e.1.max(x);
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                    if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
-                        continue;
-                    }
-                    let j = ny as usize * w + nx as usize;
-                    if mask[j] && label[j] == u32::MAX {
-                        label[j] = id;
-                        stack.push(j);
+            for ny in y.saturating_sub(1)..(y + 2).min(h) {
+                for nx in x.saturating_sub(1)..(x + 2).min(w) {
+                    let j = ny * w + nx;
+                    if mask[j] && !seen[j] {
+                        seen[j] = true;
+                        next.push(j);
                     }
                 }
             }
         }
-        regions.push(rows.iter().flat_map(|(&y, &(x0, x1))| [[x0 as f32, y as f32], [x1 as f32, y as f32]]).collect());
+        components.push(pixels);
     }
-    regions
+    components
 }
 
 /// Mean probability over the pixels inside the rectangle (DB's "fast" box score).
@@ -345,6 +354,15 @@ mod tests {
         // Body text, or too few boxes to tell, keep the first pass.
         assert!(finer_for_small_text(&[40.0; 40], 1600.0 / 2800.0, 2800, 1700, &p).is_none());
         assert!(finer_for_small_text(&small[..3], 1600.0 / 2800.0, 2800, 1700, &p).is_none());
+    }
+
+    #[test]
+    fn pixels_touching_at_a_corner_are_one_component_apart_they_are_two() {
+        let rows = ["##..#", ".#..#", "..#..", "....#"];
+        let mask: Vec<bool> = rows.iter().flat_map(|r| r.chars().map(|c| c == '#')).collect();
+        let mut components = mask_to_components(&mask, 5, 4);
+        components.iter_mut().for_each(|c| c.sort_unstable());
+        assert_eq!(components, vec![vec![0, 1, 6, 12], vec![4, 9], vec![19]]);
     }
 
     fn map_with(w: usize, h: usize, boxes: &[(usize, usize, usize, usize)]) -> Vec<f32> {

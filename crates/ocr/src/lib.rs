@@ -305,7 +305,8 @@ impl Engine {
         let widths: Vec<usize> = quads.iter().map(|q| rec::scaled_width(q).min(w)).collect();
         let mut input = Tensor::zeros(vec![quads.len(), 3, h, w]);
         for (slot, q) in quads.iter().enumerate() {
-            let crop = rec::crop_quad(img, q, widths[slot], h);
+            let mut crop = rec::crop_quad(img, q, widths[slot], h);
+            rec::erase_neighbour_ink(&mut crop);
             det::write_bgr(&mut input.data[slot * 3 * h * w..(slot + 1) * 3 * h * w], &crop, w, h);
         }
         let out = self.backend.run(ModelKind::Recognition, &input)?;

@@ -112,7 +112,7 @@ fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
 }
 
 /// Otsu's threshold: the grey level that best splits the histogram into ink and paper.
-fn otsu(hist: &[u64; 256]) -> u8 {
+pub(crate) fn otsu(hist: &[u64; 256]) -> u8 {
     let total: u64 = hist.iter().sum();
     let sum_all: f64 = hist.iter().enumerate().map(|(v, &n)| v as f64 * n as f64).sum();
     let (mut below, mut sum_below, mut best, mut level) = (0u64, 0.0f64, -1.0f64, 127u8);
@@ -134,12 +134,12 @@ fn otsu(hist: &[u64; 256]) -> u8 {
     level
 }
 
-fn grey(p: &image::Rgb<u8>) -> u8 {
+pub(crate) fn grey(p: &image::Rgb<u8>) -> u8 {
     ((p[0] as u32 * 299 + p[1] as u32 * 587 + p[2] as u32 * 114) / 1000) as u8
 }
 
 /// Grey histogram of every `HISTOGRAM_STEP`-th pixel in both directions.
-fn grey_histogram(img: &RgbImage) -> [u64; 256] {
+pub(crate) fn grey_histogram(img: &RgbImage) -> [u64; 256] {
     let mut hist = [0u64; 256];
     for y in (0..img.height()).step_by(HISTOGRAM_STEP) {
         for x in (0..img.width()).step_by(HISTOGRAM_STEP) {

@@ -1,10 +1,11 @@
 //! Text lines: crops straightened from their quads, orientation (0°/180°), recognition in
 //! a few input widths per page, CTC greedy decoding with per-character confidence.
 
-use image::RgbImage;
+use image::{Rgb, RgbImage};
 
 use crate::backend::Tensor;
 use crate::geometry::{Quad, quarter_turns};
+use crate::{det, marks};
 
 /// Model input height of the PP-OCR recognition and orientation models.
 pub const LINE_HEIGHT: usize = 48;
@@ -84,6 +85,78 @@ pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbIma
         }
     }
     out
+}
+
+/// Rows a neighbour's ink may share with the line's own glyphs and still be told apart: the
+/// crop's bilinear sampling smears each edge over one.
+const SHARED_ROWS: usize = 1;
+
+/// Paints the ink of neighbouring lines out of a line's crop, in the crop's paper colour with
+/// the one-pixel fringe that blends it in. The detection box's margin takes in descenders of
+/// the line above and ascenders of the line below, which the model reads as accents ("Ú.S.",
+/// "Seqüence") or underscores. Such ink is cut by the crop's edge and lies wholly beyond the
+/// line's own glyphs (the blobs that reach the crop's middle row or stay off its edges), so a
+/// comma or an i's dot in a tight crop stays. Ink is the smaller side of the crop's Otsu split:
+/// light text on a dark ground works alike.
+pub fn erase_neighbour_ink(crop: &mut RgbImage) {
+    let (w, h) = (crop.width() as usize, crop.height() as usize);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let level = marks::otsu(&marks::grey_histogram(crop));
+    let greys: Vec<u8> = crop.pixels().map(marks::grey).collect();
+    let dark = greys.iter().filter(|&&g| g <= level).count();
+    let ink: Vec<bool> = greys.iter().map(|&g| (g <= level) == (2 * dark <= greys.len())).collect();
+    let blobs: Vec<Blob> = det::mask_to_components(&ink, w, h)
+        .into_iter()
+        .map(|pixels| {
+            let (top, bottom) = pixels.iter().fold((h, 0), |(t, b), &i| (t.min(i / w), b.max(i / w)));
+            Blob { pixels, top, bottom }
+        })
+        .collect();
+    let own: Vec<&Blob> =
+        blobs.iter().filter(|b| (b.top > 0 && b.bottom < h - 1) || (b.top..=b.bottom).contains(&(h / 2))).collect();
+    let (Some(own_top), Some(own_bottom)) = (own.iter().map(|b| b.top).min(), own.iter().map(|b| b.bottom).max())
+    else {
+        return;
+    };
+    let mut foreign = vec![false; w * h];
+    for b in &blobs {
+        let above = b.top == 0 && b.bottom < own_top + SHARED_ROWS;
+        let below = b.bottom == h - 1 && b.top + SHARED_ROWS > own_bottom;
+        if above || below {
+            b.pixels.iter().for_each(|&i| foreign[i] = true);
+        }
+    }
+    if !foreign.contains(&true) {
+        return;
+    }
+    let paper = mean_colour(crop.pixels().zip(&ink).filter(|(_, i)| !**i).map(|(p, _)| p));
+    for y in 0..h {
+        for x in 0..w {
+            let fringe = (y.saturating_sub(1)..(y + 2).min(h))
+                .any(|ny| (x.saturating_sub(1)..(x + 2).min(w)).any(|nx| foreign[ny * w + nx]));
+            if foreign[y * w + x] || (fringe && !ink[y * w + x]) {
+                crop.put_pixel(x as u32, y as u32, paper);
+            }
+        }
+    }
+}
+
+/// A connected piece of ink in a crop: its pixels' indices and its first and last rows.
+struct Blob {
+    pixels: Vec<usize>,
+    top: usize,
+    bottom: usize,
+}
+
+fn mean_colour<'a>(pixels: impl Iterator<Item = &'a Rgb<u8>>) -> Rgb<u8> {
+    let (mut sum, mut n) = ([0u64; 3], 0u64);
+    for p in pixels {
+        (0..3).for_each(|c| sum[c] += p[c] as u64);
+        n += 1;
+    }
+    Rgb(sum.map(|s| (s / n.max(1)) as u8))
 }
 
 /// Width of a line at the model's height, keeping its aspect ratio.
@@ -466,6 +539,55 @@ mod tests {
         // Upside down, the dark half is on the right.
         let c = crop_quad(&img, &q.half_turn(), 20, 10);
         assert_eq!(c.get_pixel(17, 5)[0], 0);
+    }
+
+    /// A 48-row line crop on `paper` with blocks of `ink` (x0, y0, x1, y1, exclusive ends):
+    /// the line's own glyphs, an i's dot and a comma, and ink of the lines above and below.
+    fn line_crop(paper: [u8; 3], ink: [u8; 3]) -> RgbImage {
+        let mut crop = RgbImage::from_pixel(60, LINE_HEIGHT as u32, Rgb(paper));
+        let blocks = [
+            (2, 10, 8, 38),   // a glyph across the middle row
+            (12, 16, 18, 38), // a lower-case glyph
+            (13, 6, 17, 10),  // its dot, off the edges
+            (22, 35, 25, 48), // a comma cut by the bottom edge, from above the baseline
+            (30, 0, 36, 5),   // the line above's descender, cut by the top edge
+            (44, 42, 50, 48), // the line below's ascender, cut by the bottom edge
+        ];
+        for (x0, y0, x1, y1) in blocks {
+            (x0..x1).for_each(|x| (y0..y1).for_each(|y| crop.put_pixel(x, y, Rgb(ink))));
+        }
+        crop
+    }
+
+    #[test]
+    fn ink_of_the_lines_above_and_below_is_painted_out_and_the_lines_own_marks_stay() {
+        for (paper, ink) in
+            [([255, 255, 255], [0, 0, 0]), ([200, 200, 0], [20, 20, 60]), ([10, 10, 10], [250, 250, 250])]
+        {
+            let mut crop = line_crop(paper, ink);
+            erase_neighbour_ink(&mut crop);
+            let at = |x, y| crop.get_pixel(x, y).0;
+            for (x, y) in [(4, 24), (14, 30), (14, 8), (23, 46)] {
+                assert_eq!(at(x, y), ink, "own ink at ({x}, {y}) on {paper:?}");
+            }
+            for (x, y) in [(32, 2), (35, 0), (46, 45), (49, 47), (29, 0)] {
+                assert_eq!(at(x, y), paper, "a neighbour's ink at ({x}, {y}) on {paper:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_crop_without_own_glyphs_or_neighbours_is_left_as_it_is() {
+        let blank = RgbImage::from_pixel(30, LINE_HEIGHT as u32, Rgb([255, 255, 255]));
+        let mut crop = blank.clone();
+        erase_neighbour_ink(&mut crop);
+        assert_eq!(crop, blank);
+        // Ink on the edges alone: nothing tells the line's own glyphs from its neighbours'.
+        let mut edges = blank.clone();
+        (0..30).for_each(|x| edges.put_pixel(x, 0, Rgb([0, 0, 0])));
+        let mut crop = edges.clone();
+        erase_neighbour_ink(&mut crop);
+        assert_eq!(crop, edges);
     }
 
     #[test]
