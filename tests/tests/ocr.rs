@@ -152,6 +152,22 @@ fn ink_of_neighbouring_lines_is_not_read_as_accents() {
     }
 }
 
+/// The model tells c o s v w x z from their capitals by size alone, and read some of them
+/// small in the federal register's capital headings ("AGENcY:", "sUMMARY:", "DATEs:",
+/// "cONTACT:") until letters of all-capital words went to the capitals it gave some
+/// probability.
+#[test]
+fn same_shape_letters_of_capital_words_are_read_as_capitals() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("pdfplumber/tests/pdfs/federal-register-2020-17221.pdf");
+    let doc =
+        extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&engine(&dir), OcrMode::Force) }).expect("ocr");
+    let text = collapse_ws(&doc.pages[0].text);
+    for heading in ["AGENCY:", "SUMMARY:", "DATES:", "FOR FURTHER INFORMATION CONTACT:"] {
+        assert!(text.contains(heading), "{heading:?} missing from {text}");
+    }
+}
+
 #[test]
 fn pdfs_without_usable_text_are_read_by_ocr() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };

@@ -119,6 +119,8 @@ pub struct Engine {
     /// The classes the script reads (indices into the full output), and their characters.
     kept: Vec<usize>,
     classes: Vec<char>,
+    /// The same-shape small letters and their capitals' indices in `classes`.
+    capitals: Vec<(char, usize)>,
     pub det: DetParams,
 }
 
@@ -136,8 +138,9 @@ impl Engine {
     pub fn new(backend: Box<dyn Backend>, dictionary: &str, script: Script) -> Engine {
         let all = rec::classes(dictionary);
         let kept = rec::kept_classes(&all, script);
-        let classes = kept.iter().map(|&i| all[i]).collect();
-        Engine { backend, all_classes: all.len(), kept, classes, det: DetParams::default() }
+        let classes: Vec<char> = kept.iter().map(|&i| all[i]).collect();
+        let capitals = rec::same_shape_capitals(&classes);
+        Engine { backend, all_classes: all.len(), kept, classes, capitals, det: DetParams::default() }
     }
 
     pub fn backend_name(&self) -> &'static str {
@@ -336,7 +339,8 @@ impl Engine {
                     &kept
                 };
                 let decoded = rec::ctc_greedy(row, steps, &self.classes);
-                let decoded = rec::space_spaced_marks(decoded, w as f32 / steps as f32);
+                let mut decoded = rec::space_spaced_marks(decoded, w as f32 / steps as f32);
+                rec::capitals_in_capital_words(&mut decoded, row, steps, &self.capitals);
                 decoded_to_line(&quads[slot], &decoded, steps, w, widths[slot])
             })
             .collect())
