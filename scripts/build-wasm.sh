@@ -69,13 +69,15 @@ OCR_TARGET="${CARGO_TARGET_DIR}-ocr"
 # afresh and copied out before the other is built. Relaxed SIMD is a target feature of every
 # crate (LLVM uses relaxed min/max, laneselect and fused multiply-adds all through tract;
 # in our kernel alone it gave a 3.5% slower build), so those builds keep their own dirs.
-build_shared_ocr() { # $1: features; $2: where the module goes
+# Each is copied into a directory named after its flavour, keeping the module's file name,
+# which wasm-bindgen names its output files after.
+build_shared_ocr() { # $1: features; $2: the flavour
   local module="$OCR_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
   rm -f "$module" "$OCR_TARGET/wasm32-unknown-unknown/wasm/deps/docsift_wasm.wasm"
-  build_ocr "$OCR_TARGET" "$1" && cp "$module" "$2"
+  build_ocr "$OCR_TARGET" "$1" && mkdir -p "$OCR_TARGET/$2" && cp "$module" "$OCR_TARGET/$2/"
 }
-build_shared_ocr ocr "$OCR_TARGET/docsift_wasm-ocr.wasm"
-build_shared_ocr jspi "$OCR_TARGET/docsift_wasm-jspi.wasm"
+build_shared_ocr ocr ocr
+build_shared_ocr jspi ocr-jspi
 build_ocr "$OCR_TARGET-relaxed" ocr ,+relaxed-simd
 OCR_THREADS_TARGET="${CARGO_TARGET_DIR}-ocr-threads"
 if [ "$threads" = yes ]; then
@@ -89,7 +91,7 @@ rm -rf pkg/wasm/threaded pkg/wasm/ocr-threaded pkg/wasm/ocr-threaded-relaxed
 for flavour in $flavours; do
   case $flavour in
     single) src=$SINGLE ;; threaded) src=$THREADED ;;
-    ocr) src="$OCR_TARGET/docsift_wasm-ocr.wasm" ;; ocr-jspi) src="$OCR_TARGET/docsift_wasm-jspi.wasm" ;;
+    ocr | ocr-jspi) src="$OCR_TARGET/$flavour/docsift_wasm.wasm" ;;
     ocr*) dir="$OCR_TARGET"; [ "${flavour#ocr-threaded}" = "$flavour" ] || dir="$OCR_THREADS_TARGET"
       [ "${flavour%-relaxed}" = "$flavour" ] || dir="$dir-relaxed"
       src="$dir/wasm32-unknown-unknown/wasm/docsift_wasm.wasm" ;;
