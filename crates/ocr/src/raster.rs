@@ -63,7 +63,7 @@ impl<'a> ImageFile<'a> {
                     .ok_or_else(|| OcrError::Image("TIFF: a page directory outside the file".into()))?;
                 match tiff_page(&file) {
                     Ok(img) => (img, None),
-                    // Faxes, palette and YCbCr pages `image` does not decode.
+                    // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode.
                     Err(e) => return decode_refused(file).unwrap_or(Err(err(e))),
                 }
             }

@@ -1,7 +1,7 @@
 //! TIFF files: the chain of page directories (walked here so that one bad link loses no page
 //! before it), and the pages `image` refuses, decoded from the `tiff` crate's tags and strip
-//! decoders: Group 3 faxes (compression 2 and 3, decoded with hayro-ccitt), palette colour
-//! and YCbCr.
+//! decoders: Group 3 faxes (compression 2 and 3, decoded with hayro-ccitt), palette colour,
+//! YCbCr (raw samples with chroma subsampled included) and L*a*b*.
 
 use std::io::Cursor;
 
@@ -25,6 +25,16 @@ const NEW_SUBFILE_TYPE: u64 = 254;
 
 /// The TIFF tag saying how a page's samples map to colours.
 const PHOTOMETRIC: u64 = 262;
+
+/// Photometric interpretations of that tag: grey (black is zero), RGB, palette, YCbCr, CIE
+/// L*a*b* (TIFF 6.0 section 23: a* and b* signed) and ICC L*a*b* (Adobe TIFF Technote 4: a*
+/// and b* offset by 128).
+const BLACK_IS_ZERO: u32 = 1;
+const RGB: u32 = 2;
+const PALETTE: u32 = 3;
+const YCBCR: u32 = 6;
+const CIELAB: u32 = 8;
+const ICCLAB: u32 = 9;
 
 /// TIFF tags the `tiff` crate has no names for: a Group 3 fax's coding options, and a YCbCr
 /// page's luma weights and reference black and white.
@@ -167,16 +177,24 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, Oc
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
     let page = match (compression, photometric) {
         (2 | 3, 0 | 1) => fax_page(&file, &mut decoder),
-        (_, 3) => {
+        (_, PALETTE) => {
             let colormap = decoder.get_tag_u16_vec(Tag::ColorMap).map_err(tiff_error);
-            match (colormap, tagged_grey(&mut file, layout)) {
+            match (colormap, tagged_photometric(&mut file, layout, BLACK_IS_ZERO)) {
                 (Ok(colormap), Some(())) => palette_page(&file, &colormap),
                 (Err(e), _) => Err(e),
                 (_, None) => Err(OcrError::Image("TIFF palette: its colour interpretation is unreadable".into())),
             }
         }
         (6, _) => old_jpeg_page(&file, &mut decoder),
-        (_, 6) => ycbcr_page(&mut decoder),
+        (_, YCBCR) => ycbcr_page(&file, &mut decoder),
+        (_, CIELAB | ICCLAB) => {
+            // Read as the grey or RGB samples they are stored as, then converted.
+            let colour = tag(Tag::SamplesPerPixel).unwrap_or(1) >= 3;
+            match tagged_photometric(&mut file, layout, if colour { RGB } else { BLACK_IS_ZERO }) {
+                Some(()) => lab_page(&file, photometric == ICCLAB),
+                None => Err(OcrError::Image("TIFF L*a*b*: its colour interpretation is unreadable".into())),
+            }
+        }
         _ => return None,
     };
     Some(page.map(|(mut image, warning)| {
@@ -187,13 +205,14 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, Oc
     }))
 }
 
-/// The first page's photometric tag set to BlackIsZero: a palette page's indices then decode
-/// as grey samples, which `tiff` reads with every compression.
-fn tagged_grey(file: &mut [u8], layout: TiffLayout) -> Option<()> {
+/// The first page's photometric tag set to `value`: a palette page's indices then decode as
+/// grey samples, an L*a*b* page's as grey or RGB ones, which `tiff` reads with every
+/// compression and predictor.
+fn tagged_photometric(file: &mut [u8], layout: TiffLayout, value: u32) -> Option<()> {
     let directory = usize::try_from(layout.number(file, layout.first_link(), layout.offset_size())?).ok()?;
     let entries = layout.entry_range(file, directory)?;
     let (at, size) = layout.small_value(file, entries, PHOTOMETRIC)?;
-    layout.write(file, at, size, 1)
+    layout.write(file, at, size, value.into())
 }
 
 fn tiff_error(e: tiff::TiffError) -> OcrError {
@@ -436,17 +455,136 @@ const BT601_LUMA: [f32; 3] = [0.299, 0.587, 0.114];
 /// ReferenceBlackWhite for YCbCr: full-range JPEG-style samples).
 const YCBCR_REFERENCE: [f32; 6] = [0.0, 255.0, 128.0, 255.0, 128.0, 255.0];
 
-fn ycbcr_page(decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(DynamicImage, Option<String>), OcrError> {
+fn ycbcr_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(DynamicImage, Option<String>), OcrError> {
     let (width, height) = page_size(decoder)?;
     let mut rationals = |tag: Tag| decoder.get_tag(tag).ok().and_then(rationals_of);
     let luma = rationals(YCBCR_COEFFICIENTS).and_then(|v| v.try_into().ok()).unwrap_or(BT601_LUMA);
     let reference = rationals(REFERENCE_BLACK_WHITE).and_then(|v| v.try_into().ok()).unwrap_or(YCBCR_REFERENCE);
-    let DecodingResult::U8(samples) = decoder.read_image().map_err(tiff_error)? else {
+    let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
+    let compression = tag(Tag::Compression).unwrap_or(1);
+    let rows_per_strip = tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height);
+    let subsampling = decoder.get_tag_u16_vec(Tag::ChromaSubsampling).ok();
+    let (samples, warning) = match subsampling.as_deref().unwrap_or(&[2, 2]) {
+        // `tiff` reads raw samples of one chroma pair per pixel, and JPEG-coded pages of any
+        // subsampling (the JPEG decoder upsamples); it refuses raw subsampled samples.
+        &[1, 1] => (decoder.read_image().map_err(tiff_error)?, None),
+        _ if compression == 7 => (decoder.read_image().map_err(tiff_error)?, None),
+        &[h @ (1 | 2 | 4), v @ (1 | 2 | 4)] if compression == 1 && v <= h => {
+            let units = YcbcrUnits {
+                width: width as usize,
+                height: height as usize,
+                rows_per_strip: rows_per_strip as usize,
+                h: h.into(),
+                v: v.into(),
+            };
+            let (samples, warning) = units_to_samples(&strips(file, decoder)?, units);
+            (DecodingResult::U8(samples), warning)
+        }
+        other => {
+            return Err(OcrError::Image(format!(
+                "TIFF YCbCr: chroma subsampled {other:?} with compression {compression} is not read"
+            )));
+        }
+    };
+    let DecodingResult::U8(samples) = samples else {
         return Err(OcrError::Image("TIFF YCbCr: only 8-bit samples are read".into()));
     };
     let image = RgbImage::from_raw(width, height, ycbcr_to_rgb(&samples, luma, reference))
         .ok_or_else(|| OcrError::Image("TIFF YCbCr: fewer pixels than the page holds".into()))?;
+    Ok((DynamicImage::ImageRgb8(image), warning))
+}
+
+/// How a raw YCbCr page with subsampled chroma lays out its samples (TIFF 6.0 section 21):
+/// data units of h × v luma samples, row by row, then one Cb and one Cr; units left to right
+/// across the page (its width rounded up to h), strips of `rows_per_strip` rows.
+#[derive(Clone, Copy, Debug)]
+struct YcbcrUnits {
+    width: usize,
+    height: usize,
+    rows_per_strip: usize,
+    h: usize,
+    v: usize,
+}
+
+/// Raw subsampled YCbCr strips -> one Y, Cb, Cr triple per pixel, each unit's chroma on all
+/// its pixels. Rows whose strip is missing or cut short are left white, with a warning.
+fn units_to_samples(strips: &[Option<&[u8]>], u: YcbcrUnits) -> (Vec<u8>, Option<String>) {
+    let mut samples = [u8::MAX, 128, 128].repeat(u.width * u.height);
+    let (across, unit_bytes) = (u.width.div_ceil(u.h), u.h * u.v + 2);
+    let mut blank_rows = 0;
+    for (s, top) in (0..u.height).step_by(u.rows_per_strip).enumerate() {
+        let strip = strips.get(s).copied().flatten().unwrap_or_default();
+        let rows = u.rows_per_strip.min(u.height - top);
+        for (r, unit_row) in (top..top + rows).step_by(u.v).enumerate() {
+            let row_bytes = strip.get(r * across * unit_bytes..).unwrap_or_default();
+            for (c, unit) in row_bytes.chunks_exact(unit_bytes).take(across).enumerate() {
+                let (lumas, chroma) = unit.split_at(u.h * u.v);
+                for (i, &y) in lumas.iter().enumerate() {
+                    let (row, col) = (unit_row + i / u.h, c * u.h + i % u.h);
+                    if row < top + rows && col < u.width {
+                        samples[(row * u.width + col) * 3..][..3].copy_from_slice(&[y, chroma[0], chroma[1]]);
+                    }
+                }
+            }
+            if row_bytes.len() < across * unit_bytes {
+                blank_rows += u.v.min(top + rows - unit_row);
+            }
+        }
+    }
+    let warning = (blank_rows > 0).then(|| {
+        format!("{blank_rows} of the YCbCr page's {} rows are missing from its strips and are left blank", u.height)
+    });
+    (samples, warning)
+}
+
+/// The white of L*a*b* pages, CIE D65 (X, Z; Y is 1): the sRGB display's own, so that paper
+/// (L* 100, no a* or b*) comes out white.
+const LAB_WHITE: [f32; 2] = [0.950_47, 1.088_83];
+
+/// An L*a*b* page whose photometric tag now reads grey or RGB -> sRGB. `offset`: a* and b*
+/// stored plus 128 (ICC L*a*b*), else as signed bytes (CIE L*a*b*).
+fn lab_page(file: &[u8], offset: bool) -> Result<(DynamicImage, Option<String>), OcrError> {
+    let mut decoder = Decoder::new(Cursor::new(file)).map_err(tiff_error)?;
+    let (width, height) = page_size(&mut decoder)?;
+    let channels = match decoder.colortype().map_err(tiff_error)? {
+        tiff::ColorType::Gray(8) => 1,
+        tiff::ColorType::RGB(8) => 3,
+        tiff::ColorType::RGBA(8) => 4,
+        other => return Err(OcrError::Image(format!("TIFF L*a*b*: {other:?} samples are not read"))),
+    };
+    let DecodingResult::U8(samples) = decoder.read_image().map_err(tiff_error)? else {
+        return Err(OcrError::Image("TIFF L*a*b*: only 8-bit samples are read".into()));
+    };
+    let ab = |byte: u8| if offset { f32::from(byte) - 128.0 } else { f32::from(byte as i8) };
+    let rgb = samples
+        .chunks_exact(channels)
+        .flat_map(|p| {
+            let lightness = f32::from(p[0]) * 100.0 / 255.0;
+            if channels == 1 { lab_to_srgb(lightness, 0.0, 0.0) } else { lab_to_srgb(lightness, ab(p[1]), ab(p[2])) }
+        })
+        .collect();
+    let image = RgbImage::from_raw(width, height, rgb)
+        .ok_or_else(|| OcrError::Image("TIFF L*a*b*: fewer pixels than the page holds".into()))?;
     Ok((DynamicImage::ImageRgb8(image), None))
+}
+
+/// CIE L*a*b* (white `LAB_WHITE`) -> sRGB bytes: XYZ, then the sRGB matrix and transfer curve
+/// (IEC 61966-2-1).
+fn lab_to_srgb(l: f32, a: f32, b: f32) -> [u8; 3] {
+    const DELTA: f32 = 6.0 / 29.0;
+    let f_inv = |t: f32| if t > DELTA { t * t * t } else { 3.0 * DELTA * DELTA * (t - 4.0 / 29.0) };
+    let fy = (l + 16.0) / 116.0;
+    let (x, y, z) = (LAB_WHITE[0] * f_inv(fy + a / 500.0), f_inv(fy), LAB_WHITE[1] * f_inv(fy - b / 200.0));
+    let linear = [
+        3.240_454_2 * x - 1.537_138_5 * y - 0.498_531_4 * z,
+        -0.969_266 * x + 1.876_010_8 * y + 0.041_556 * z,
+        0.055_643_4 * x - 0.204_025_9 * y + 1.057_225_2 * z,
+    ];
+    linear.map(|c| {
+        let c = c.clamp(0.0, 1.0);
+        let v = if c <= 0.003_130_8 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+        (v * 255.0 + 0.5) as u8
+    })
 }
 
 /// A RATIONAL field's values as numbers (YCbCrCoefficients, ReferenceBlackWhite).
@@ -748,6 +886,62 @@ mod tests {
         let page = read(&tiff_with(&coded, &[Some(&jpeg)]))?;
         assert!(near(page.image.get_pixel(4, 8).0, RED), "{:?}", page.image.get_pixel(4, 8));
         assert!(near(page.image.get_pixel(27, 8).0, BLUE), "{:?}", page.image.get_pixel(27, 8));
+        Ok(())
+    }
+
+    #[test]
+    fn raw_ycbcr_with_chroma_subsampled_reads_as_rgb_and_a_cut_strip_leaves_white_rows() -> Result<(), OcrError> {
+        // 5×3 pixels, chroma halved each way: units of 2×2 luma samples then Cb, Cr, three
+        // units across (the width rounded up), strips of two rows; the last unit row and
+        // column hang past the page.
+        let unit = |[y, cb, cr]: [u8; 3]| [y, y, y, y, cb, cr];
+        let (red, blue) = ([76, 85, 255], [29, 255, 107]);
+        let row: Vec<u8> = [red, red, blue].into_iter().flat_map(unit).collect();
+        let mut fields = ycbcr_fields(5, 3, 1);
+        fields.extend([(278, Field::Short(vec![2])), (530, Field::Short(vec![2, 2]))]);
+        let page = read(&tiff_with(&fields, &[Some(&row), Some(&row)]))?;
+        assert_eq!(page.warning, None);
+        for (x, y, pixel) in page.image.enumerate_pixels() {
+            let want = if x < 4 { [255, 0, 0] } else { [0, 0, 255] };
+            assert!(near(pixel.0, want), "({x}, {y}): {:?}", pixel.0);
+        }
+        let cut = read(&tiff_with(&fields, &[Some(&row), Some(&row[..5])]))?;
+        assert!(cut.image.rows().nth(2).is_some_and(|r| r.into_iter().all(|p| p.0 == [255; 3])));
+        assert!(cut.warning.is_some_and(|w| w.contains("1 of the YCbCr page's 3 rows")));
+        // Raw samples subsampled by some other ratio are refused, saying why.
+        fields.retain(|(tag, _)| *tag != 530);
+        fields.push((530, Field::Short(vec![1, 2])));
+        let refused = read(&tiff_with(&fields, &[Some(&row), Some(&row)]));
+        assert!(refused.is_err_and(|e| e.to_string().contains("chroma subsampled [1, 2]")));
+        Ok(())
+    }
+
+    #[test]
+    fn lab_pages_read_as_srgb_with_signed_or_offset_chroma_and_as_lightness_alone() -> Result<(), OcrError> {
+        // White, black and sRGB red (L* 53.2, a* 80.1, b* 67.2).
+        let pixels = [[255u8, 0, 0], [0, 0, 0], [136, 80, 67]];
+        let lab_fields = |photometric: u16, samples: u16| {
+            vec![
+                (256, Field::Short(vec![3])),
+                (257, Field::Short(vec![1])),
+                (258, Field::Short(vec![8; usize::from(samples)])),
+                (259, Field::Short(vec![1])),
+                (262, Field::Short(vec![photometric])),
+                (277, Field::Short(vec![samples])),
+            ]
+        };
+        let want = [[255, 255, 255], [0, 0, 0], [255, 0, 0]];
+        for (photometric, offset) in [(8, 0u8), (9, 128)] {
+            let samples: Vec<u8> =
+                pixels.iter().flat_map(|&[l, a, b]| [l, a.wrapping_add(offset), b.wrapping_add(offset)]).collect();
+            let page = read(&tiff_with(&lab_fields(photometric, 3), &[Some(&samples)]))?;
+            let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
+            assert!(rgb.iter().zip(want).all(|(&p, w)| near(p, w)), "photometric {photometric}: {rgb:?}");
+        }
+        // Lightness alone: L* 50 is sRGB grey 119.
+        let page = read(&tiff_with(&lab_fields(8, 1), &[Some(&[255, 0, 128])]))?;
+        let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
+        assert!(rgb.iter().zip([[255; 3], [0; 3], [119; 3]]).all(|(&p, w)| near(p, w)), "{rgb:?}");
         Ok(())
     }
 
