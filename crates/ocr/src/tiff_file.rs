@@ -465,10 +465,10 @@ fn ycbcr_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(Dyna
     let rows_per_strip = tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height);
     let subsampling = decoder.get_tag_u16_vec(Tag::ChromaSubsampling).ok();
     let (samples, warning) = match subsampling.as_deref().unwrap_or(&[2, 2]) {
-        // `tiff` reads raw samples of one chroma pair per pixel, and JPEG-coded pages of any
-        // subsampling (the JPEG decoder upsamples); it refuses raw subsampled samples.
-        &[1, 1] => (decoder.read_image().map_err(tiff_error)?, None),
-        _ if compression == 7 => (decoder.read_image().map_err(tiff_error)?, None),
+        // `tiff` reads raw samples of one chroma pair per pixel, and JPEG-coded pages
+        // (compression 7) of any subsampling (the JPEG decoder upsamples); it refuses raw
+        // subsampled samples.
+        unit if unit == [1, 1] || compression == 7 => (decoder.read_image().map_err(tiff_error)?, None),
         &[h @ (1 | 2 | 4), v @ (1 | 2 | 4)] if compression == 1 && v <= h => {
             let units = YcbcrUnits {
                 width: width as usize,
@@ -555,12 +555,14 @@ fn lab_page(file: &[u8], offset: bool) -> Result<(DynamicImage, Option<String>),
     let DecodingResult::U8(samples) = decoder.read_image().map_err(tiff_error)? else {
         return Err(OcrError::Image("TIFF L*a*b*: only 8-bit samples are read".into()));
     };
+    let lightness = |byte: u8| f32::from(byte) * 100.0 / 255.0;
     let ab = |byte: u8| if offset { f32::from(byte) - 128.0 } else { f32::from(byte as i8) };
+    // Lightness alone has 256 colours: converted once each.
+    let greys: [[u8; 3]; 256] = std::array::from_fn(|l| lab_to_srgb(lightness(l as u8), 0.0, 0.0));
     let rgb = samples
         .chunks_exact(channels)
         .flat_map(|p| {
-            let lightness = f32::from(p[0]) * 100.0 / 255.0;
-            if channels == 1 { lab_to_srgb(lightness, 0.0, 0.0) } else { lab_to_srgb(lightness, ab(p[1]), ab(p[2])) }
+            if channels == 1 { greys[usize::from(p[0])] } else { lab_to_srgb(lightness(p[0]), ab(p[1]), ab(p[2])) }
         })
         .collect();
     let image = RgbImage::from_raw(width, height, rgb)
