@@ -1,7 +1,7 @@
 // Which OCR build an engine loads: relaxed SIMD (fused multiply-adds in the matrix kernel)
-// where the engine validates it, threaded where asked, and the JSPI build where models are
-// to run on the GPU and no threaded build (whose mailbox needs shared memory) takes them;
-// each later one is the fallback.
+// where the engine validates it, threaded where asked; each later one is the fallback. Every
+// build reaches the GPU: the threaded ones through a mailbox in shared memory, the others by
+// message.
 
 /** A module of one function using f32x4.relaxed_madd. */
 const RELAXED_SIMD_PROBE = new Uint8Array([
@@ -13,15 +13,11 @@ const RELAXED_SIMD_PROBE = new Uint8Array([
   0xfd, 0x85, 0x02, 0x0b, // f32x4.relaxed_madd, end
 ]);
 
-/**
- * The OCR builds (directories of pkg/wasm/) to try, in order; `gpu`: models are to run on
- * the GPU (the JSPI build reaches it without shared memory, where the engine has JSPI).
- */
-export function ocrBuilds(threaded, gpu = false) {
+/** The OCR builds (directories of pkg/wasm/) to try, in order. */
+export function ocrBuilds(threaded) {
   const relaxed = WebAssembly.validate(RELAXED_SIMD_PROBE);
   const builds = [];
   if (threaded) builds.push(...(relaxed ? ['ocr-threaded-relaxed'] : []), 'ocr-threaded');
-  if (gpu && typeof WebAssembly.Suspending === 'function') builds.push('ocr-jspi');
   builds.push(...(relaxed ? ['ocr-relaxed'] : []), 'ocr');
   return builds;
 }

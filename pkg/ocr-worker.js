@@ -26,11 +26,11 @@ const GPU_CALL_TIMEOUT_S = 300;
 
 /**
  * The OCR build as the text build runs (on a pool of the same size when threaded), with
- * relaxed SIMD where the engine has it, reaching the GPU where `gpu` (see ocrBuilds); each
- * one missing or failing falls back to the next.
+ * relaxed SIMD where the engine has it (see ocrBuilds); each one missing or failing falls
+ * back to the next.
  */
-async function loadOcrBuild(gpu) {
-  const builds = ocrBuilds(config.threads > 1, gpu);
+async function loadOcrBuild() {
+  const builds = ocrBuilds(config.threads > 1);
   for (const [i, build] of builds.entries()) {
     try {
       const mod = await import(`./wasm/${build}/docsift_wasm.js`);
@@ -89,9 +89,9 @@ function requester(worker) {
 
 /**
  * Starts the WebGPU worker for the OCR build's model calls — through the threaded build's
- * mailbox, or as the JSPI build's GPU runner — and returns the prepared `files` it serves;
- * undefined keeps every model on the CPU (no files, a build that reaches no GPU, or a
- * device that would not start).
+ * mailbox, or as the single-threaded build's GPU runner, whose promises the build awaits —
+ * and returns the prepared `files` it serves; undefined keeps every model on the CPU (no
+ * files, a build that reaches no GPU, or a device that would not start).
  */
 async function startGpu(mod, files) {
   const mailbox = mod.gpuMailbox();
@@ -125,7 +125,7 @@ function ocrModule(id, layout) {
     if (!config.models) throw { name: 'DocsiftError', code: 'model', message: 'no models URL was given to createDocsift' };
     self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
     const planned = previous ? undefined : await gpuPlan();
-    const mod = previous ? previous.mod : await loadOcrBuild(planned !== undefined);
+    const mod = previous ? previous.mod : await loadOcrBuild();
     if (!previous) {
       const steps = mod.stepWords();
       if (steps) self.postMessage({ type: 'step-words', words: steps });
@@ -154,7 +154,7 @@ async function image(id, bytes, layout, numbers) {
   let meta, warnings;
   for (const index of indices) {
     self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
-    // A promise in the JSPI build, whose model calls wait for the GPU worker.
+    // A promise: the single-threaded build's model calls may wait for the GPU worker.
     const read = await ocr.extractImage(data, layout, index);
     ({ meta, warnings } = read);
     out.push(read.page);

@@ -3,7 +3,7 @@
 // fetched from the page's own origin and kept in the Cache API, so a second visit reads
 // them offline. It is driven by messages (`openGpuModels` in webgpu.js); it serves the OCR
 // builds' model calls, from the threaded build through a mailbox in that build's shared
-// memory (`serve`), from the JSPI build by message (`open`, then `call`); the Rust side is
+// memory (`serve`), from the single-threaded builds by message (`open`, then `call`); the Rust side is
 // crates/wasm/src/gpu/.
 
 import { fetchModel } from './models.js';

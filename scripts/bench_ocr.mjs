@@ -68,7 +68,7 @@ for (const [name, img, truth] of pages) {
   const dsSecs = Number(bench.split('\n').find((l) => l.startsWith('TOTAL')).split('\t')[2]);
   const dsText = ds(['extract', '--script', script, img]);
   const bytes = readFileSync(img);
-  const w = await best(async () => decodePage(wasm.extractImage(bytes).page).text);
+  const w = await best(async () => decodePage((await wasm.extractImage(bytes)).page).text);
   const t = await best(async () => (await worker.recognize(bytes)).data.text);
   if (w.text.trim() !== dsText.trim()) console.error(`${name}: the wasm build reads differently from the CLI`);
   rows.push({ name, dsSecs, wasmSecs: w.secs, tSecs: t.secs, dsCer: cer(dsText, truth), tCer: cer(t.text, truth), dsF1: f1(dsText, truth), tF1: f1(t.text, truth) });

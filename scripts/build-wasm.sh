@@ -55,29 +55,16 @@ THREADED="$THREADS_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
 # and threaded (recognition lines in parallel) for cross-origin isolated pages. A 300 dpi
 # page's image, detection maps and per-thread recognition buffers need more than 1 GiB.
 # Each also with relaxed SIMD (fused multiply-add in the matrix kernel, 10-15% faster), for
-# engines that validate it; the others load the plain ones. And the JSPI build, whose model
-# calls suspend on the GPU worker (pages that are not isolated; plain SIMD, as every engine
-# with JSPI has it).
+# engines that validate it; the others load the plain ones. Relaxed SIMD is a target
+# feature of every crate (LLVM uses relaxed min/max, laneselect and fused multiply-adds all
+# through tract; in our kernel alone it gave a 3.5% slower build), so those builds have
+# target dirs of their own.
 build_ocr() { # $1: target dir; $2: features; $3: extra target features
   CARGO_TARGET_DIR="$1" CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128${3:-}" \
     cargo build -p docsift-wasm --target wasm32-unknown-unknown --profile wasm --features "$2" >&2
 }
 OCR_TARGET="${CARGO_TARGET_DIR}-ocr"
-# The plain and JSPI builds differ only in a cargo feature, so they share a target dir and
-# every dependency's compiled code (a cold build is 6 minutes on 2 cores, tract's most of
-# it). cargo names the module without a hash of the features: each is removed, linked
-# afresh and copied out before the other is built. Relaxed SIMD is a target feature of every
-# crate (LLVM uses relaxed min/max, laneselect and fused multiply-adds all through tract;
-# in our kernel alone it gave a 3.5% slower build), so those builds keep their own dirs.
-# Each is copied into a directory named after its flavour, keeping the module's file name,
-# which wasm-bindgen names its output files after.
-build_shared_ocr() { # $1: features; $2: the flavour
-  local module="$OCR_TARGET/wasm32-unknown-unknown/wasm/docsift_wasm.wasm"
-  rm -f "$module" "$OCR_TARGET/wasm32-unknown-unknown/wasm/deps/docsift_wasm.wasm"
-  build_ocr "$OCR_TARGET" "$1" && mkdir -p "$OCR_TARGET/$2" && cp "$module" "$OCR_TARGET/$2/"
-}
-build_shared_ocr ocr ocr
-build_shared_ocr jspi ocr-jspi
+build_ocr "$OCR_TARGET" ocr
 build_ocr "$OCR_TARGET-relaxed" ocr ,+relaxed-simd
 OCR_THREADS_TARGET="${CARGO_TARGET_DIR}-ocr-threads"
 if [ "$threads" = yes ]; then
@@ -85,13 +72,12 @@ if [ "$threads" = yes ]; then
   build_threaded "$OCR_THREADS_TARGET-relaxed" threads,ocr "$(threads_flags 4294967296 ,+simd128,+relaxed-simd)"
 fi
 
-flavours="single ocr ocr-relaxed ocr-jspi"
-[ "$threads" = yes ] && flavours="single threaded ocr ocr-relaxed ocr-jspi ocr-threaded ocr-threaded-relaxed"
-rm -rf pkg/wasm/threaded pkg/wasm/ocr-threaded pkg/wasm/ocr-threaded-relaxed
+flavours="single ocr ocr-relaxed"
+[ "$threads" = yes ] && flavours="single threaded ocr ocr-relaxed ocr-threaded ocr-threaded-relaxed"
+rm -rf pkg/wasm/threaded pkg/wasm/ocr-threaded pkg/wasm/ocr-threaded-relaxed pkg/wasm/ocr-jspi
 for flavour in $flavours; do
   case $flavour in
     single) src=$SINGLE ;; threaded) src=$THREADED ;;
-    ocr | ocr-jspi) src="$OCR_TARGET/$flavour/docsift_wasm.wasm" ;;
     ocr*) dir="$OCR_TARGET"; [ "${flavour#ocr-threaded}" = "$flavour" ] || dir="$OCR_THREADS_TARGET"
       [ "${flavour%-relaxed}" = "$flavour" ] || dir="$dir-relaxed"
       src="$dir/wasm32-unknown-unknown/wasm/docsift_wasm.wasm" ;;

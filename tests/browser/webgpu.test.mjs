@@ -3,7 +3,7 @@
 // recognition and orientation models, the prepared file run there must give tract's output
 // for the same input within tolerance; and page OCR whose model calls go to that worker —
 // from the threaded build through the mailbox in shared memory (isolated page), from the
-// JSPI build by message, suspending until the answer (page not isolated) — must read what
+// single-threaded build by message, awaiting the answer (page not isolated) — must read what
 // the CPU reads, and a GPU call that fails must leave the page to the CPU. Model files come
 // from the page's own origin.
 import { after, before, test } from 'node:test';
@@ -106,7 +106,7 @@ for (const [model, shape] of CASES) {
 
 for (const [how, on, build] of [
   ['mailbox from the threaded build, isolated page', () => server, 'ocr-threaded-relaxed'],
-  ['JSPI build, page not isolated', () => plain, 'ocr-jspi'],
+  ['single-threaded build by message, page not isolated', () => plain, 'ocr-relaxed'],
 ]) test(`page OCR on WebGPU (${how}) reads what the CPU reads`, { timeout: 600_000 }, async () => {
   const page = await browser.newPage();
   const requests = [];

@@ -28,7 +28,7 @@ fn main() {
             true
         };
         let t = Instant::now();
-        let lines = engine.read_lines(&img, &mut on_step).expect("ocr");
+        let lines = docsift::ocr_models::now(engine.read_lines(&img, &mut on_step)).expect("ocr");
         eprintln!("round {round}: {} lines in {:?}", lines.len(), t.elapsed());
         if round == 1 {
             for l in &lines {

@@ -24,6 +24,20 @@ fn models() -> Option<PathBuf> {
     None
 }
 
+/// The detection, recognition and orientation model files in `dir`, for engines built by hand.
+fn pipeline_model_files(dir: &Path) -> Vec<(docsift::ModelKind, Vec<u8>)> {
+    use docsift::ModelKind::{Detection, Orientation, Recognition};
+    [Detection, Recognition, Orientation]
+        .into_iter()
+        .map(|k| (k, std::fs::read(dir.join(k.file_name())).expect("model")))
+        .collect()
+}
+
+fn phototest(corpus: &Path) -> docsift_ocr::RgbImage {
+    let bytes = std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image");
+    docsift_ocr::decode_image(&bytes).expect("decodes")
+}
+
 fn engine(dir: &Path) -> Arc<docsift::OcrModels> {
     engine_reading(dir, OcrScript::All)
 }
@@ -374,25 +388,91 @@ fn a_page_reports_its_ocr_stages_in_order() {
 /// on wonnx, whose prepared models keep every class).
 #[test]
 fn a_cut_output_layer_reads_as_the_full_one_renormalised() {
-    use docsift_ocr::{Engine, ModelKind, Script, TractBackend, decode_image};
+    use docsift_ocr::{Engine, ModelKind, Script, TractBackend, now};
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let files: Vec<(ModelKind, Vec<u8>)> = [ModelKind::Detection, ModelKind::Recognition, ModelKind::Orientation]
-        .into_iter()
-        .map(|k| (k, std::fs::read(dir.join(k.file_name())).expect("model")))
-        .collect();
+    let files = pipeline_model_files(&dir);
     let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
     let (_, dictionary) = docsift_ocr::cpu_backend(&refs, Script::All).expect("dictionary");
     let cut = Engine::from_onnx(&refs, Script::Latin).expect("cut engine");
     let full = Engine::new(Box::new(TractBackend::new(&refs).expect("loads")), &dictionary, Script::Latin);
-    let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
-        .expect("decodes");
-    let read = |e: &Engine| e.read_lines(&page, &mut |_| true).expect("reads");
+    let page = phototest(&corpus);
+    let read = |e: &Engine| now(e.read_lines(&page, &mut |_| true)).expect("reads");
     let (want, got) = (read(&full), read(&cut));
     assert!(want.len() >= 8, "too little read: {want:?}");
     assert_eq!(got.iter().map(|l| &l.text).collect::<Vec<_>>(), want.iter().map(|l| &l.text).collect::<Vec<_>>());
     for (g, w) in got.iter().zip(&want) {
         assert!((g.confidence - w.confidence).abs() < 1e-4, "{}: {} vs {}", g.text, g.confidence, w.confidence);
     }
+}
+
+/// The browser's single-threaded build awaits its GPU worker's answers: an engine whose
+/// every model call is answered later (on the next poll, as from an event loop) reads a page
+/// as one whose calls answer at once, and a caller that cannot wait is told so.
+#[test]
+fn an_engine_whose_model_calls_answer_later_reads_as_one_answering_at_once() {
+    use std::future::Future;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Context, Poll, Waker};
+
+    use docsift_ocr::{Backend, Engine, ModelCall, ModelKind, OcrError, Script, Tensor, TractBackend, now};
+
+    struct Later {
+        cpu: TractBackend,
+        calls: Arc<AtomicUsize>,
+    }
+    impl Backend for Later {
+        fn name(&self) -> &'static str {
+            "later"
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            self.cpu.has(model)
+        }
+        fn batch_size(&self, model: ModelKind) -> usize {
+            self.cpu.batch_size(model)
+        }
+        fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            now(self.call(model, input))
+        }
+        fn call<'a>(&'a self, model: ModelKind, input: &'a Tensor) -> ModelCall<'a> {
+            let mut asked = false;
+            Box::pin(std::future::poll_fn(move |_| {
+                if !std::mem::replace(&mut asked, true) {
+                    return Poll::Pending;
+                }
+                self.calls.fetch_add(1, Ordering::Relaxed);
+                Poll::Ready(self.cpu.run(model, input))
+            }))
+        }
+    }
+
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let files = pipeline_model_files(&dir);
+    let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    let (cpu, dictionary) = docsift_ocr::cpu_backend(&refs, Script::All).expect("models");
+    let calls = Arc::new(AtomicUsize::new(0));
+    let later = Engine::new(Box::new(Later { cpu, calls: calls.clone() }), &dictionary, Script::All);
+    let at_once = Engine::from_onnx(&refs, Script::All).expect("engine");
+    let page = phototest(&corpus);
+
+    assert!(matches!(now(later.read_lines(&page, &mut |_| true)), Err(OcrError::NotReady)));
+    assert_eq!(calls.load(Ordering::Relaxed), 0);
+    let mut go_on = |_| true;
+    let mut read = std::pin::pin!(later.read_lines(&page, &mut go_on));
+    let mut polls = 0;
+    let got = loop {
+        polls += 1;
+        if let Poll::Ready(out) = read.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            break out.expect("reads");
+        }
+    };
+    let want = now(at_once.read_lines(&page, &mut |_| true)).expect("reads");
+    assert!(want.len() >= 8, "too little read: {want:?}");
+    let text = |lines: &[docsift_ocr::OcrLine]| lines.iter().map(|l| l.text.clone()).collect::<Vec<_>>();
+    assert_eq!(text(&got), text(&want));
+    // Detection, orientation and recognition calls, each pending once.
+    let calls = calls.load(Ordering::Relaxed);
+    assert!(calls >= 3, "{calls} model calls");
+    assert_eq!(polls, calls + 1, "each call was awaited");
 }
 
 /// Detection reads portrait pages through its graph turned about the diagonal (faster in

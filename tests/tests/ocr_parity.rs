@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use docsift_ocr::{
-    Backend, Engine, ModelKind, Script, Tensor, TractBackend, WonnxBackend, bgr_tensor, decode_image, rec_dictionary,
+    Backend, Engine, ModelKind, Script, Tensor, TractBackend, WonnxBackend, bgr_tensor, decode_image, now,
+    rec_dictionary,
 };
 use docsift_tests::corpus;
 use image::imageops::{FilterType, resize};
@@ -114,8 +115,11 @@ fn a_page_read_on_wonnx_reads_as_on_tract() {
     let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
         .expect("decodes");
     let read = |e: &Engine| {
-        let mut lines: Vec<(String, [f32; 4])> =
-            e.read_lines(&page, &mut |_| true).expect("reads").into_iter().map(|l| (l.text, l.quad.bounds())).collect();
+        let mut lines: Vec<(String, [f32; 4])> = now(e.read_lines(&page, &mut |_| true))
+            .expect("reads")
+            .into_iter()
+            .map(|l| (l.text, l.quad.bounds()))
+            .collect();
         lines.sort_by(|a, b| a.1[1].total_cmp(&b.1[1]).then(a.1[0].total_cmp(&b.1[0])));
         // read_lines returns lines by width (its batching order); compare them top to bottom.
         lines

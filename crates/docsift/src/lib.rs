@@ -183,7 +183,10 @@ pub fn extract_until(
     keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<Document, Error> {
     if sniff(bytes) == Some(Format::Image) {
-        return extract_image(bytes, opts, progress, keep_going);
+        #[cfg(feature = "ocr")]
+        return ocr::finished(extract_image(bytes, opts, progress, keep_going));
+        #[cfg(not(feature = "ocr"))]
+        return Err(Error::new(ErrorKind::Unsupported, "images need OCR, which this build does not include"));
     }
     let doc = OpenDocument::open(bytes, opts)?;
     let wanted = doc.resolve_pages(opts.pages.as_deref())?;
@@ -204,8 +207,10 @@ pub fn image_page_count(bytes: &[u8]) -> usize {
     docsift_ocr::ImageFile::open(bytes).page_count()
 }
 
+/// An image file's pages (`opts.pages`, all when None) read by OCR, one after another,
+/// awaiting each model call (see `ocr_models::Backend::call`).
 #[cfg(feature = "ocr")]
-fn extract_image(
+pub async fn extract_image(
     bytes: &[u8],
     opts: &Options,
     progress: &(dyn Fn(Progress) + Sync),
@@ -215,21 +220,11 @@ fn extract_image(
     let wanted = pages_wanted(opts.pages.as_deref(), file.page_count())?;
     let mut pages = Vec::with_capacity(wanted.len());
     for &index in &wanted {
-        pages.push(ocr::image_page(&file, index, opts, keep_going)?);
+        pages.push(ocr::image_page(&file, index, opts, keep_going).await?);
         progress(Progress { done: pages.len(), total: wanted.len() });
     }
     let warnings = file.broken_chain.iter().map(Warning::document).collect();
     Ok(Document::new(Meta { page_count: file.page_count(), ..Meta::default() }, pages, warnings))
-}
-
-#[cfg(not(feature = "ocr"))]
-fn extract_image(
-    _: &[u8],
-    _: &Options,
-    _: &(dyn Fn(Progress) + Sync),
-    _: &(dyn Fn() -> bool + Sync),
-) -> Result<Document, Error> {
-    Err(Error::new(ErrorKind::Unsupported, "images need OCR, which this build does not include"))
 }
 
 /// A PDF page (1-based) rendered at `dpi` as PNG bytes.
@@ -313,14 +308,35 @@ impl OpenDocument {
         text: &TextOptions,
         keep_going: &(dyn Fn() -> bool + Sync),
     ) -> Result<Page, Error> {
+        #[cfg(feature = "ocr")]
+        return ocr::finished(self.extract_page_async(index, text, keep_going));
+        #[cfg(not(feature = "ocr"))]
+        {
+            let _ = keep_going;
+            self.native_page(index, text)
+        }
+    }
+
+    /// The page's own text, assembled.
+    fn native_page(&self, index: usize, text: &TextOptions) -> Result<Page, Error> {
         let mut page = docsift_pdf::extract_page(&self.pdf, index)?;
         docsift_layout::assemble(&mut page, text);
-        #[cfg(feature = "ocr")]
+        Ok(page)
+    }
+
+    /// As `extract_page_checked`, awaiting each OCR model call (see
+    /// `ocr_models::Backend::call`): for front-ends whose models answer later.
+    #[cfg(feature = "ocr")]
+    pub async fn extract_page_async(
+        &self,
+        index: usize,
+        text: &TextOptions,
+        keep_going: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Page, Error> {
+        let mut page = self.native_page(index, text)?;
         if let Some(ocr) = &self.ocr {
-            ocr.process(index, &mut page, keep_going)?;
+            ocr.process(index, &mut page, keep_going).await?;
         }
-        #[cfg(not(feature = "ocr"))]
-        let _ = keep_going;
         Ok(page)
     }
 

@@ -26,10 +26,17 @@ pub fn to_error(e: OcrError) -> Error {
     }
 }
 
-/// Text lines of an image; lines are recognised in parallel where a rayon pool exists.
+/// The result of an OCR step for synchronous callers: every model call answers at once
+/// there (the CPU, a GPU behind a blocking transport).
+pub fn finished<T>(step: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+    docsift_ocr::poll_once(step).unwrap_or_else(|| Err(to_error(OcrError::NotReady)))
+}
+
+/// Text lines of an image; lines are recognised in parallel where a rayon pool exists
+/// (whose backends answer at once), else one batch after another, awaiting each model call.
 /// `step` hears where the page is (detection, orientation, recognition: calls done; the
 /// callers report layout).
-fn read_lines(
+async fn read_lines(
     engine: &Engine,
     img: &RgbImage,
     keep_going: &(dyn Fn() -> bool + Sync),
@@ -40,31 +47,38 @@ fn read_lines(
         return Err(cancelled());
     }
     step(Step::Detection);
-    let quads = engine.detect(img).map_err(to_error)?;
+    let quads = engine.detect(img).await.map_err(to_error)?;
     let quads = engine
         .orient(img, quads, &mut |s| {
             step(s);
             keep_going()
         })
+        .await
         .map_err(to_error)?;
     let batches = engine.recognition_batches(&quads, &engine.marks(img, &quads));
     let (done, total) = (AtomicUsize::new(0), batches.len());
-    let one = |batch: &docsift_ocr::Batch| {
+    let one = async |batch: &docsift_ocr::Batch| {
         if !keep_going() {
             return Err(cancelled());
         }
-        let lines = engine.recognize_batch(img, batch).map_err(to_error)?;
+        let lines = engine.recognize_batch(img, batch).await.map_err(to_error)?;
         step(Step::Recognition { done: done.fetch_add(1, Ordering::Relaxed) + 1, total });
         Ok(lines)
     };
     #[cfg(feature = "parallel")]
-    let lines: Result<Vec<Vec<OcrLine>>, Error> = {
+    let lines: Vec<Vec<OcrLine>> = {
         use rayon::prelude::*;
-        batches.par_iter().map(one).collect()
+        batches.par_iter().map(|b| finished(one(b))).collect::<Result<_, Error>>()?
     };
     #[cfg(not(feature = "parallel"))]
-    let lines: Result<Vec<Vec<OcrLine>>, Error> = batches.iter().map(one).collect();
-    Ok(lines?.into_iter().flatten().collect())
+    let lines: Vec<Vec<OcrLine>> = {
+        let mut lines = Vec::with_capacity(batches.len());
+        for b in &batches {
+            lines.push(one(b).await?);
+        }
+        lines
+    };
+    Ok(lines.into_iter().flatten().collect())
 }
 
 /// The resolution to render a page at: that of its largest image when it is a scan.
@@ -204,7 +218,12 @@ impl PdfOcr {
 
     /// OCRs the page when the mode asks for it; adds layout blocks when asked. A page that
     /// cannot be OCR'd keeps its native text and says why in a warning.
-    pub fn process(&self, index: usize, page: &mut Page, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<(), Error> {
+    pub async fn process(
+        &self,
+        index: usize,
+        page: &mut Page,
+        keep_going: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), Error> {
         let ocr = match self.mode {
             OcrMode::Off => false,
             OcrMode::Force => true,
@@ -235,12 +254,12 @@ impl PdfOcr {
             }
         };
         if ocr {
-            let lines = read_lines(&engine, &rendered.image, keep_going, &|s| models.step(s))?;
+            let lines = read_lines(&engine, &rendered.image, keep_going, &|s| models.step(s)).await?;
             docsift_ocr::lines_to_page(page, &lines, rendered.scale, engine.backend_name());
         }
         if self.layout && engine.has_layout() {
             models.step(Step::Layout);
-            let regions = engine.layout(&rendered.image).map_err(to_error)?;
+            let regions = engine.layout(&rendered.image).await.map_err(to_error)?;
             docsift_ocr::regions_to_blocks(page, &regions, rendered.scale);
             if !ocr && let Some(info) = page.ocr.as_mut() {
                 info.hybrid = true;
@@ -253,8 +272,8 @@ impl PdfOcr {
 /// Page `index` (0-based) of an image file (PNG, JPEG, TIFF, WebP, GIF, BMP, PNM, JPEG 2000) in pixel
 /// coordinates. A page of a multi-page TIFF that cannot be decoded is kept, empty, with a
 /// warning saying why; a single picture that cannot be decoded is an error.
-pub fn image_page(
-    file: &ImageFile,
+pub async fn image_page(
+    file: &ImageFile<'_>,
     index: usize,
     opts: &Options,
     keep_going: &(dyn Fn() -> bool + Sync),
@@ -276,11 +295,11 @@ pub fn image_page(
         return Ok(page);
     };
     let engine = models.engine()?;
-    let lines = read_lines(&engine, &img, keep_going, &|s| models.step(s))?;
+    let lines = read_lines(&engine, &img, keep_going, &|s| models.step(s)).await?;
     docsift_ocr::lines_to_page(&mut page, &lines, 1.0, engine.backend_name());
     if opts.layout && engine.has_layout() {
         models.step(Step::Layout);
-        let regions = engine.layout(&img).map_err(to_error)?;
+        let regions = engine.layout(&img).await.map_err(to_error)?;
         docsift_ocr::regions_to_blocks(&mut page, &regions, 1.0);
     }
     Ok(page)

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use docsift_ocr::{Engine, ModelKind, Script, decode_image};
+use docsift_ocr::{Engine, ModelKind, Script, decode_image, now};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,10 +26,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let img = decode_image(&std::fs::read(image)?)?;
     for round in 1..=2 {
         let t = Instant::now();
-        let quads = engine.detect(&img)?;
+        let quads = now(engine.detect(&img))?;
         let det = t.elapsed().as_secs_f32();
         let t = Instant::now();
-        let quads = engine.orient(&img, quads, &mut |_| true)?;
+        let quads = now(engine.orient(&img, quads, &mut |_| true))?;
         let orient = t.elapsed().as_secs_f32();
         let t = Instant::now();
         let marks = engine.marks(&img, &quads);
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let mut lines = 0;
         for batch in engine.recognition_batches(&quads, &marks) {
-            lines += engine.recognize_batch(&img, &batch)?.len();
+            lines += now(engine.recognize_batch(&img, &batch))?.len();
         }
         let rec = t.elapsed().as_secs_f32();
         println!(

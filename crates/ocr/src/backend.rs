@@ -1,6 +1,9 @@
 //! The one interface both model runtimes implement: run a named model on a float tensor.
 
+use std::future::Future;
+use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Waker};
 
 use crate::OcrError;
 
@@ -68,6 +71,30 @@ pub trait Backend: Send + Sync {
         None
     }
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError>;
+    /// `run` for a caller that can wait (the pipeline awaits every model call): a runtime
+    /// reached by message (the browser's GPU worker without shared memory) answers later;
+    /// the others have answered when this returns.
+    fn call<'a>(&'a self, model: ModelKind, input: &'a Tensor) -> ModelCall<'a> {
+        Box::pin(std::future::ready(self.run(model, input)))
+    }
+}
+
+/// A model call's outputs, to be awaited.
+pub type ModelCall<'a> = Pin<Box<dyn Future<Output = Result<Vec<Tensor>, OcrError>> + 'a>>;
+
+/// The output of a future whose awaits are all answered at once (pipeline calls whose model
+/// calls ran on the CPU or behind a blocking transport), without an executor; None while it
+/// waits on a runtime that answers later.
+pub fn poll_once<F: Future>(future: F) -> Option<F::Output> {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(out) => Some(out),
+        Poll::Pending => None,
+    }
+}
+
+/// A pipeline call's result, for synchronous callers (see `poll_once`).
+pub fn now<T>(call: impl Future<Output = Result<T, OcrError>>) -> Result<T, OcrError> {
+    poll_once(call).unwrap_or(Err(OcrError::NotReady))
 }
 
 /// Runs each model on `preferred` where it has it, else on `fallback`; after the preferred
@@ -107,14 +134,20 @@ impl Backend for Preferring {
     }
 
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
-        if self.on_preferred(model) {
-            match self.preferred.run(model, input) {
-                Ok(out) => return Ok(out),
-                Err(_) if self.fallback.has(model) => self.failed.store(true, Ordering::Relaxed),
-                Err(e) => return Err(e),
+        now(self.call(model, input))
+    }
+
+    fn call<'a>(&'a self, model: ModelKind, input: &'a Tensor) -> ModelCall<'a> {
+        Box::pin(async move {
+            if self.on_preferred(model) {
+                match self.preferred.call(model, input).await {
+                    Ok(out) => return Ok(out),
+                    Err(_) if self.fallback.has(model) => self.failed.store(true, Ordering::Relaxed),
+                    Err(e) => return Err(e),
+                }
             }
-        }
-        self.fallback.run(model, input)
+            self.fallback.call(model, input).await
+        })
     }
 }
 
@@ -149,6 +182,63 @@ mod tests {
 
     fn answer(b: &dyn Backend, model: ModelKind) -> Result<f32, OcrError> {
         Ok(b.run(model, &Tensor::zeros(vec![1]))?[0].data[0])
+    }
+
+    /// A runtime reached by message: `inner`'s answer comes on the second poll.
+    struct Later(Fake);
+
+    impl Backend for Later {
+        fn name(&self) -> &'static str {
+            self.0.name
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            self.0.has(model)
+        }
+        fn batch_size(&self, _: ModelKind) -> usize {
+            1
+        }
+        fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            now(self.call(model, input))
+        }
+        fn call<'a>(&'a self, model: ModelKind, input: &'a Tensor) -> ModelCall<'a> {
+            let mut asked = false;
+            Box::pin(std::future::poll_fn(move |_| {
+                if std::mem::replace(&mut asked, true) { Poll::Ready(self.0.run(model, input)) } else { Poll::Pending }
+            }))
+        }
+    }
+
+    /// Polls until the answer comes, as an event loop would; and how many polls that took.
+    fn awaited(b: &dyn Backend, model: ModelKind) -> (Option<f32>, usize) {
+        let input = Tensor::zeros(vec![1]);
+        let mut call = b.call(model, &input);
+        for polls in 1.. {
+            if let Poll::Ready(out) = call.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+                return (out.ok().map(|o| o[0].data[0]), polls);
+            }
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn a_runtime_that_answers_later_is_awaited_and_a_caller_that_cannot_wait_is_told_so() {
+        let gpu = Later(Fake { name: "gpu", models: vec![ModelKind::Recognition], fails: false });
+        let cpu = Fake { name: "cpu-x", models: ModelKind::ALL.to_vec(), fails: false };
+        assert!(matches!(answer(&gpu, ModelKind::Recognition), Err(OcrError::NotReady)));
+        let b = Preferring::new(Box::new(gpu), Box::new(cpu));
+        assert_eq!(awaited(&b, ModelKind::Recognition), (Some(3.0), 2));
+        assert_eq!(awaited(&b, ModelKind::Detection), (Some(5.0), 1));
+        assert_eq!(b.name(), "gpu");
+    }
+
+    #[test]
+    fn a_runtime_that_fails_later_hands_the_call_and_every_later_one_to_the_fallback() {
+        let gpu = Later(Fake { name: "gpu", models: ModelKind::ALL.to_vec(), fails: true });
+        let cpu = Fake { name: "cpu-x", models: ModelKind::ALL.to_vec(), fails: false };
+        let b = Preferring::new(Box::new(gpu), Box::new(cpu));
+        assert_eq!(awaited(&b, ModelKind::Recognition), (Some(5.0), 2));
+        assert_eq!(b.name(), "cpu-x");
+        assert_eq!(awaited(&b, ModelKind::Recognition), (Some(5.0), 1));
     }
 
     #[test]

@@ -23,7 +23,7 @@ mod webgpu;
 
 pub use image::RgbImage;
 
-pub use backend::{Backend, ModelKind, Preferring, Tensor};
+pub use backend::{Backend, ModelCall, ModelKind, Preferring, Tensor, now, poll_once};
 pub use det::{DetParams, bgr_tensor};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
@@ -48,6 +48,8 @@ pub enum OcrError {
     Cancelled,
     #[error("no GPU adapter (WebGPU/Vulkan) is available")]
     NoGpu,
+    #[error("a model call is answered later, and this caller cannot wait for it")]
+    NotReady,
 }
 
 /// Where the pipeline is, reported between model calls; the callback returns false to cancel.
@@ -111,7 +113,9 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-/// The OCR models on one backend, with the recognition dictionary.
+/// The OCR models on one backend, with the recognition dictionary. The pipeline's steps are
+/// async, awaiting each model call (see `Backend::call`); `now` runs them for callers that
+/// cannot wait, where every call answers at once.
 pub struct Engine {
     backend: Box<dyn Backend>,
     /// How many classes recognition's full output has (blank, the dictionary, space).
@@ -151,21 +155,25 @@ impl Engine {
         self.backend.has(ModelKind::Layout)
     }
 
-    /// Text lines of an image, in image pixels, one stage after another on this thread
+    /// Text lines of an image, in image pixels, one stage and one batch after another
     /// (front-ends with a thread pool run `recognize_batch` in parallel instead).
-    pub fn read_lines(&self, img: &RgbImage, progress: &mut dyn FnMut(Step) -> bool) -> Result<Vec<OcrLine>, OcrError> {
+    pub async fn read_lines(
+        &self,
+        img: &RgbImage,
+        progress: &mut dyn FnMut(Step) -> bool,
+    ) -> Result<Vec<OcrLine>, OcrError> {
         if !progress(Step::Detection) {
             return Err(OcrError::Cancelled);
         }
-        let quads = self.detect(img)?;
-        let quads = self.orient(img, quads, progress)?;
+        let quads = self.detect(img).await?;
+        let quads = self.orient(img, quads, progress).await?;
         let batches = self.recognition_batches(&quads, &self.marks(img, &quads));
         let mut lines = Vec::with_capacity(quads.len());
         for (b, batch) in batches.iter().enumerate() {
             if !progress(Step::Recognition { done: b, total: batches.len() }) {
                 return Err(OcrError::Cancelled);
             }
-            lines.extend(self.recognize_batch(img, batch)?);
+            lines.extend(self.recognize_batch(img, batch).await?);
         }
         Ok(lines)
     }
@@ -173,15 +181,15 @@ impl Engine {
     /// Text regions as quads in reading order of their text (vertical crops turned), found
     /// around the page's content (a blank page has none). A page of small print is detected
     /// again at a finer scale (see `det::finer_for_small_text`).
-    pub fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
+    pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let Some(content) = det::content_bounds(img) else { return Ok(Vec::new()) };
         let first = self.detection_input(img, content, &self.det);
-        let quads = self.detect_in(img, &first, &self.det)?;
+        let quads = self.detect_in(img, &first, &self.det).await?;
         let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
         let (w, h) = img.dimensions();
         let Some(finer) = det::finer_for_small_text(&heights, first.scale(), w, h, &self.det) else { return Ok(quads) };
         let input = self.detection_input(img, content, &finer);
-        if input.scale() > first.scale() { self.detect_in(img, &input, &finer) } else { Ok(quads) }
+        if input.scale() > first.scale() { self.detect_in(img, &input, &finer).await } else { Ok(quads) }
     }
 
     /// What detection with `p` reads of a page whose content lies in `content`.
@@ -194,12 +202,12 @@ impl Engine {
     }
 
     /// Detection with `p` on `input`: the quads, in image pixels.
-    fn detect_in(&self, img: &RgbImage, input: &DetectionInput, p: &DetParams) -> Result<Vec<Quad>, OcrError> {
+    async fn detect_in(&self, img: &RgbImage, input: &DetectionInput, p: &DetParams) -> Result<Vec<Quad>, OcrError> {
         let (w, h) = img.dimensions();
         let DetectionInput { area, size: (tw, th), canvas } = *input;
         let tensor = det::image_to_input(img, area, (tw, th), canvas)?;
         let (cw, ch) = (tensor.shape[3], tensor.shape[2]);
-        let out = self.backend.run(ModelKind::Detection, &tensor)?;
+        let out = self.backend.call(ModelKind::Detection, &tensor).await?;
         let prob =
             out.first().ok_or_else(|| OcrError::Model { model: ModelKind::Detection, message: "no output".into() })?;
         let (sx, sy) = (area.w / tw as f32, area.h / th as f32);
@@ -219,7 +227,7 @@ impl Engine {
 
     /// Turns upside-down lines the right way up: the widest lines of each direction are
     /// asked and vote for all of it (see `rec::upside_down_directions`).
-    pub fn orient(
+    pub async fn orient(
         &self,
         img: &RgbImage,
         mut quads: Vec<Quad>,
@@ -242,7 +250,7 @@ impl Engine {
                 let crop = rec::crop_quad(img, q, rec::scaled_width(q).min(w), h);
                 det::write_bgr(&mut input.data[i * 3 * h * w..(i + 1) * 3 * h * w], &crop, w, h);
             }
-            let out = self.backend.run(ModelKind::Orientation, &input)?;
+            let out = self.backend.call(ModelKind::Orientation, &input).await?;
             let probs = out.first().map(rec::upside_down_probabilities).unwrap_or_default();
             upside_down.extend(probs.into_iter().chain(std::iter::repeat(0.0)).take(batch.len()));
         }
@@ -290,15 +298,15 @@ impl Engine {
 
     /// Recognises a batch; lines read as nothing or as noise, and marks not read as marks
     /// (`marks::is_mark`), are left out.
-    pub fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
-        let mut lines = self.recognize_quads(img, batch)?;
+    pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
+        let mut lines = self.recognize_quads(img, batch).await?;
         if batch.marks {
             lines.retain(|l| marks::is_mark(&l.chars));
         }
         Ok(lines)
     }
 
-    fn recognize_quads(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
+    async fn recognize_quads(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
         let quads = &batch.quads;
         if quads.is_empty() {
             return Ok(Vec::new());
@@ -312,7 +320,7 @@ impl Engine {
             rec::erase_neighbour_ink(&mut crop);
             det::write_bgr(&mut input.data[slot * 3 * h * w..(slot + 1) * 3 * h * w], &crop, w, h);
         }
-        let out = self.backend.run(ModelKind::Recognition, &input)?;
+        let out = self.backend.call(ModelKind::Recognition, &input).await?;
         let probs = out
             .first()
             .ok_or_else(|| OcrError::Model { model: ModelKind::Recognition, message: "no output".into() })?;
@@ -347,9 +355,9 @@ impl Engine {
     }
 
     /// Layout regions of an image, in image pixels.
-    pub fn layout(&self, img: &RgbImage) -> Result<Vec<LayoutRegion>, OcrError> {
+    pub async fn layout(&self, img: &RgbImage) -> Result<Vec<LayoutRegion>, OcrError> {
         let input = layout::image_to_input(img)?;
-        let out = self.backend.run(ModelKind::Layout, &input)?;
+        let out = self.backend.call(ModelKind::Layout, &input).await?;
         Ok(layout::outputs_to_regions(&out, img.width(), img.height()))
     }
 }

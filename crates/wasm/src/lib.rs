@@ -6,10 +6,6 @@
 // The threaded builds are nightly-only anyway (build-std); the GPU mailbox blocks on
 // `memory.atomic.wait32`, whose intrinsic is not stable yet.
 #![cfg_attr(all(target_arch = "wasm32", feature = "threads", feature = "ocr"), feature(stdarch_wasm_atomic_wait))]
-// wasm-bindgen marks its JSPI surface (the `jspi` exports, `jspi_block_on_promise`) as
-// experimental through deprecation warnings; the JSPI build opts in (the other builds still
-// see every deprecation).
-#![cfg_attr(feature = "jspi", allow(deprecated))]
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -18,12 +14,9 @@ use docsift::{Error, ErrorKind, OpenDocument, Options, TextOptions};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-#[cfg(all(feature = "threads", feature = "jspi"))]
-compile_error!("JS Promise Integration does not run with shared memory: build `jspi` without `threads`");
-
 #[cfg(any(test, all(target_arch = "wasm32", feature = "threads")))]
 mod alloc;
-#[cfg(all(target_arch = "wasm32", feature = "ocr", any(feature = "threads", feature = "jspi")))]
+#[cfg(all(target_arch = "wasm32", feature = "ocr"))]
 mod gpu;
 #[cfg(feature = "ocr")]
 mod ocr;
@@ -191,10 +184,9 @@ impl Doc {
     }
 
     /// Extracts the pages at 0-based `indices` (in parallel in the threaded build): an
-    /// array of pages in the wire format of `wire.rs`, which pkg/decode.js reads. In the
-    /// JSPI build a promise of it (its model calls may suspend on the GPU worker).
-    #[cfg_attr(feature = "jspi", wasm_bindgen(js_name = extractPages, jspi))]
-    #[cfg_attr(not(feature = "jspi"), wasm_bindgen(js_name = extractPages))]
+    /// array of pages in the wire format of `wire.rs`, which pkg/decode.js reads.
+    #[cfg(not(all(feature = "ocr", not(feature = "threads"))))]
+    #[wasm_bindgen(js_name = extractPages)]
     pub fn extract_pages(&self, indices: Vec<u32>) -> Result<js_sys::Array, JsValue> {
         let idx: Vec<usize> = indices.into_iter().map(|i| i as usize).collect();
         let pages = self
@@ -202,6 +194,22 @@ impl Doc {
             .extract_pages_into(&idx, &self.text, &keep_going, &wire::WirePage::build)
             .map_err(to_js_error)?;
         Ok(pages.iter().map(wire::WirePage::to_js).collect())
+    }
+
+    /// As above, in the single-threaded OCR build: a promise of the pages, extracted one
+    /// after another, whose model calls may wait for the GPU worker (see gpu/message.rs).
+    #[cfg(all(feature = "ocr", not(feature = "threads")))]
+    #[wasm_bindgen(js_name = extractPages)]
+    pub async fn extract_pages(&self, indices: Vec<u32>) -> Result<js_sys::Array, JsValue> {
+        let pages = js_sys::Array::new();
+        for index in indices {
+            let page = self.inner.extract_page_async(index as usize, &self.text, &keep_going).await;
+            if !keep_going() {
+                return Err(to_js_error(Error::new(ErrorKind::Cancelled, "extraction cancelled")));
+            }
+            pages.push(&wire::WirePage::build(page.map_err(to_js_error)?).to_js());
+        }
+        Ok(pages)
     }
 
     pub fn meta(&self) -> JsValue {

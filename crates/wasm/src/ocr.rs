@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, RwLock};
 
 use docsift::ocr_models::{OcrError, Script};
-#[cfg(all(target_arch = "wasm32", any(feature = "threads", feature = "jspi")))]
+#[cfg(target_arch = "wasm32")]
 use docsift::ocr_models::{Preferring, cpu_backend};
 use docsift::{Error, ErrorKind, ModelKind, OcrEngine, OcrModels, OcrStep};
 use wasm_bindgen::prelude::*;
@@ -20,8 +20,8 @@ pub fn models() -> Option<Arc<OcrModels>> {
 }
 
 /// Loads the models (ONNX bytes; layout optional), replacing those loaded before. With `gpu`,
-/// the names of the prepared files the WebGPU worker serves (threaded build: through the
-/// mailbox; JSPI build: through `setGpuRunner`): those models run there, the rest — and all
+/// the names of the prepared files the WebGPU worker serves (threaded builds: through the
+/// mailbox; single-threaded: through `setGpuRunner`): those models run there, the rest — and all
 /// of them should the GPU fail — on the CPU. `script`: "all" (default) or "latin" (see `Script`).
 #[wasm_bindgen(js_name = setOcrModels)]
 pub fn set_ocr_models(
@@ -53,19 +53,16 @@ pub fn set_ocr_models(
     Ok(())
 }
 
-#[cfg(all(target_arch = "wasm32", any(feature = "threads", feature = "jspi")))]
+#[cfg(target_arch = "wasm32")]
 fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String], script: Script) -> Result<OcrEngine, OcrError> {
     let (cpu, dictionary) = cpu_backend(files, script)?;
     let gpu = crate::gpu::backend(prepared);
     Ok(OcrEngine::new(Box::new(Preferring::new(gpu, Box::new(cpu))), &dictionary, script))
 }
 
-#[cfg(not(all(target_arch = "wasm32", any(feature = "threads", feature = "jspi"))))]
+#[cfg(not(target_arch = "wasm32"))]
 fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String], _: Script) -> Result<OcrEngine, OcrError> {
-    Err(OcrError::Model {
-        model: ModelKind::Detection,
-        message: "WebGPU needs the threaded or the JSPI OCR build".into(),
-    })
+    Err(OcrError::Model { model: ModelKind::Detection, message: "WebGPU needs the browser".into() })
 }
 
 /// The page's OCR stage: [1 detection | 2 orientation | 3 recognition | 4 layout, calls
@@ -135,14 +132,13 @@ pub fn image_pages(bytes: &[u8], pages: Option<Vec<u32>>) -> Result<Vec<u32>, Js
 }
 
 /// Page `index` (0-based, default 0) of an image read by OCR: `{meta, page, warnings}`
-/// with the page on the wire, in pixels; with `layout`, its layout regions as blocks. In the
-/// JSPI build a promise of it (its model calls may suspend on the GPU worker).
-#[cfg_attr(feature = "jspi", wasm_bindgen(js_name = extractImage, jspi))]
-#[cfg_attr(not(feature = "jspi"), wasm_bindgen(js_name = extractImage))]
-pub fn extract_image(bytes: &[u8], layout: Option<bool>, index: Option<u32>) -> Result<JsValue, JsValue> {
+/// with the page on the wire, in pixels; with `layout`, its layout regions as blocks. A
+/// promise of it: its model calls may wait for the GPU worker (see gpu/message.rs).
+#[wasm_bindgen(js_name = extractImage)]
+pub async fn extract_image(bytes: &[u8], layout: Option<bool>, index: Option<u32>) -> Result<JsValue, JsValue> {
     let mut opts = crate::options(None, None, layout.unwrap_or(false))?;
     opts.pages = Some(vec![index.unwrap_or(0) as usize + 1]);
-    let doc = docsift::extract_until(bytes, &opts, &|_| {}, &crate::keep_going).map_err(to_js_error)?;
+    let doc = docsift::extract_image(bytes, &opts, &|_| {}, &crate::keep_going).await.map_err(to_js_error)?;
     let meta = to_js(&doc.meta);
     let warnings = to_js(&doc.warnings);
     let page = doc.pages.into_iter().next().ok_or_else(|| to_js_error(Error::malformed("the image has no page")))?;

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use docsift::ModelKind;
-use docsift::ocr_models::{OcrError, Tensor};
+use docsift::ocr_models::{ModelCall, OcrError, Tensor};
 
 use super::{Transport, model_index};
 
@@ -137,7 +137,19 @@ fn failed(model: ModelKind, state: i32) -> OcrError {
 pub struct Mailbox;
 
 impl Transport for Mailbox {
-    fn call(&self, model: ModelKind, input: &Tensor, [n, c, h, w]: [usize; 4]) -> Result<Vec<Tensor>, OcrError> {
+    /// Answered when it returns: this thread blocks until the GPU side has written the outputs.
+    fn call(&self, model: ModelKind, input: &Tensor, shape: [usize; 4]) -> ModelCall<'static> {
+        Box::pin(std::future::ready(self.blocking_call(model, input, shape)))
+    }
+}
+
+impl Mailbox {
+    fn blocking_call(
+        &self,
+        model: ModelKind,
+        input: &Tensor,
+        [n, c, h, w]: [usize; 4],
+    ) -> Result<Vec<Tensor>, OcrError> {
         let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
         if word(STATE).load(Ordering::SeqCst) == ABANDONED {
             return Err(OcrError::Model { model, message: "WebGPU: the GPU worker stopped answering".into() });

@@ -1,26 +1,25 @@
-//! Models on the page's GPU from the OCR builds: the pipeline stays here (Rust,
-//! synchronous), and each model call goes to the WebGPU worker (pkg/webgpu-worker.js,
-//! wonnx), which runs the prepared file for that model and input shape. Two ways there:
-//! the threaded build blocks on a mailbox in its shared memory (`mailbox`: cross-origin
-//! isolated pages); the JSPI build suspends on the worker's answer (`jspi`: any page, on
-//! engines with JS Promise Integration).
+//! Models on the page's GPU from the OCR builds: the pipeline stays here (Rust), and each
+//! model call goes to the WebGPU worker (pkg/webgpu-worker.js, wonnx), which runs the
+//! prepared file for that model and input shape. Two ways there: the threaded builds block
+//! on a mailbox in their shared memory (`mailbox`: cross-origin isolated pages); the
+//! single-threaded builds post a message and await the answer (`message`: any page).
 
 use std::collections::HashMap;
 
 use docsift::ModelKind;
-use docsift::ocr_models::{Backend, OcrError, Tensor};
+use docsift::ocr_models::{Backend, ModelCall, OcrError, Tensor, now};
 
-#[cfg(feature = "jspi")]
-mod jspi;
 #[cfg(feature = "threads")]
 mod mailbox;
+#[cfg(not(feature = "threads"))]
+mod message;
 
 #[cfg(feature = "threads")]
 pub use mailbox::mailbox_address;
 
 /// How a model call reaches the GPU worker and its outputs come back.
 pub trait Transport: Send + Sync {
-    fn call(&self, model: ModelKind, input: &Tensor, shape: [usize; 4]) -> Result<Vec<Tensor>, OcrError>;
+    fn call(&self, model: ModelKind, input: &Tensor, shape: [usize; 4]) -> ModelCall<'static>;
 }
 
 /// A model's index as the GPU worker names it (`MODEL_FILES` in pkg/webgpu-worker.js).
@@ -68,8 +67,13 @@ impl<T: Transport> Backend for GpuBackend<T> {
     }
 
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+        now(self.call(model, input))
+    }
+
+    fn call<'a>(&'a self, model: ModelKind, input: &'a Tensor) -> ModelCall<'a> {
         let &[n, c, h, w] = input.shape.as_slice() else {
-            return Err(OcrError::Model { model, message: format!("input shape {:?} is not N×C×H×W", input.shape) });
+            let message = format!("input shape {:?} is not N×C×H×W", input.shape);
+            return Box::pin(std::future::ready(Err(OcrError::Model { model, message })));
         };
         self.transport.call(model, input, [n, c, h, w])
     }
@@ -79,6 +83,6 @@ impl<T: Transport> Backend for GpuBackend<T> {
 pub fn backend(files: &[String]) -> Box<dyn Backend> {
     #[cfg(feature = "threads")]
     return Box::new(GpuBackend::new(files, mailbox::Mailbox));
-    #[cfg(feature = "jspi")]
-    return Box::new(GpuBackend::new(files, jspi::Suspending));
+    #[cfg(not(feature = "threads"))]
+    return Box::new(GpuBackend::new(files, message::Message));
 }

@@ -1,17 +1,17 @@
-//! The JSPI OCR build's way to the GPU worker, for pages that are not cross-origin isolated
-//! (no shared memory, so no mailbox): each model call hands its input to a JS function
-//! (`setGpuRunner`; pkg/ocr-worker.js posts it to the GPU worker) and suspends this wasm
-//! stack on the promise of the outputs (JS Promise Integration), while the worker's event
-//! loop runs. Only calls under this build's `jspi` exports (`extractImage`,
-//! `Doc.extractPages`) can suspend; a runner that fails or answers nonsense is an error,
-//! and the engine's CPU fallback takes over.
+//! The single-threaded OCR builds' way to the GPU worker, for pages that are not
+//! cross-origin isolated (no shared memory, so no mailbox): each model call hands its input
+//! to a JS function (`setGpuRunner`; pkg/ocr-worker.js posts it to the GPU worker) and the
+//! pipeline awaits the promise of the outputs, while the worker's event loop runs; the
+//! exports that read pages (`extractImage`, `Doc.extractPages`) return promises. A runner
+//! that fails or answers nonsense is an error, and the engine's CPU fallback takes over.
 
 use std::cell::RefCell;
 
 use docsift::ModelKind;
-use docsift::ocr_models::{OcrError, Tensor};
+use docsift::ocr_models::{ModelCall, OcrError, Tensor};
 use js_sys::{Array, Float32Array, Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 use super::{Transport, model_index};
 
@@ -26,24 +26,32 @@ pub fn set_gpu_runner(runner: Option<Function>) {
     RUNNER.set(runner);
 }
 
-/// Model calls through the runner, suspending until it answers.
-pub struct Suspending;
+/// Model calls through the runner, answered when its promise settles.
+pub struct Message;
 
-impl Transport for Suspending {
-    fn call(&self, model: ModelKind, input: &Tensor, shape: [usize; 4]) -> Result<Vec<Tensor>, OcrError> {
-        let err = |message: String| OcrError::Model { model, message: format!("WebGPU: {message}") };
-        // Cloned out: another call may set the runner while this one is suspended.
-        let runner = RUNNER.with_borrow(Clone::clone).ok_or_else(|| err("no GPU runner is set".into()))?;
-        let dims: Array = shape.iter().map(|&d| JsValue::from(d as u32)).collect();
-        // A copy: the input's memory is this module's, which may grow while suspended.
-        let data = Float32Array::from(input.data.as_slice());
-        let answer = runner
-            .call3(&JsValue::NULL, &(model_index(model) as u32).into(), &dims, &data)
-            .map_err(|e| err(describe(&e)))?;
-        let promise = answer.dyn_into::<Promise>().map_err(|_| err("the GPU runner returned no promise".into()))?;
-        let outputs = js_sys::futures::jspi_block_on_promise(&promise).map_err(|e| err(describe(&e)))?;
-        outputs_to_tensors(&outputs).map_err(err)
+impl Transport for Message {
+    fn call(&self, model: ModelKind, input: &Tensor, shape: [usize; 4]) -> ModelCall<'static> {
+        let err = move |message: String| OcrError::Model { model, message: format!("WebGPU: {message}") };
+        let promise = match ask(model, input, shape) {
+            Ok(promise) => promise,
+            Err(message) => return Box::pin(std::future::ready(Err(err(message)))),
+        };
+        Box::pin(async move {
+            let outputs = JsFuture::from(promise).await.map_err(|e| err(describe(&e)))?;
+            outputs_to_tensors(&outputs).map_err(err)
+        })
     }
+}
+
+/// Hands a model call to the runner: the promise of its outputs.
+fn ask(model: ModelKind, input: &Tensor, shape: [usize; 4]) -> Result<Promise, String> {
+    let runner = RUNNER.with_borrow(Clone::clone).ok_or("no GPU runner is set")?;
+    let dims: Array = shape.iter().map(|&d| JsValue::from(d as u32)).collect();
+    // A copy, transferred to the GPU worker: the input's memory is this module's.
+    let data = Float32Array::from(input.data.as_slice());
+    let answer =
+        runner.call3(&JsValue::NULL, &(model_index(model) as u32).into(), &dims, &data).map_err(|e| describe(&e))?;
+    answer.dyn_into::<Promise>().map_err(|_| "the GPU runner returned no promise".into())
 }
 
 /// A thrown or rejected value's message.
