@@ -1,7 +1,7 @@
 //! TIFF files: the chain of page directories (walked here so that one bad link loses no page
 //! before it), and the pages `image` refuses, decoded from the `tiff` crate's tags and strip
 //! decoders: Group 3 faxes (compression 2 and 3, decoded with hayro-ccitt), palette colour,
-//! YCbCr (raw samples with chroma subsampled included) and L*a*b*.
+//! YCbCr (raw samples with chroma subsampled included), L*a*b* and old-style JPEG.
 
 use std::io::Cursor;
 
@@ -45,6 +45,18 @@ const REFERENCE_BLACK_WHITE: Tag = Tag::Unknown(532);
 /// stream of itself, when its writer put one there, and that stream's length.
 const JPEG_INTERCHANGE_FORMAT: Tag = Tag::Unknown(513);
 const JPEG_INTERCHANGE_LENGTH: Tag = Tag::Unknown(514);
+/// Where such a page keeps the tables of bare scans (section 22 again): its process (1
+/// baseline, 14 lossless), restart interval, and per component the offsets of its
+/// quantization table (64 bytes in zigzag order) and of its DC and AC Huffman tables (16
+/// code counts, then as many values), as a JPEG stream's DQT and DHT segments hold them.
+const JPEG_PROC: Tag = Tag::Unknown(512);
+const JPEG_RESTART_INTERVAL: Tag = Tag::Unknown(515);
+const JPEG_Q_TABLES: Tag = Tag::Unknown(519);
+const JPEG_DC_TABLES: Tag = Tag::Unknown(520);
+const JPEG_AC_TABLES: Tag = Tag::Unknown(521);
+/// JPEG markers a bare scan is wrapped in.
+const SOI: [u8; 2] = [0xFF, 0xD8];
+const EOI: [u8; 2] = [0xFF, 0xD9];
 
 /// Where a TIFF page's directory starts, and where its link to the next one lies.
 #[derive(Clone, Copy, Debug)]
@@ -266,14 +278,15 @@ fn fax_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(Dynami
 }
 
 /// An old-style JPEG page, read as its writers laid it out: a whole JPEG stream where
-/// JPEGInterchangeFormat points, or strips that are each a whole JPEG stream (stacked). The
-/// third layout, tables apart from bare scans, which libtiff rebuilds by guesswork, is refused.
+/// JPEGInterchangeFormat points, or strips stacked, each a whole JPEG stream or a bare scan
+/// that the tables the page's tags point to make one (`ScanHeader`).
 fn old_jpeg_page(
     file: &[u8],
     decoder: &mut Decoder<Cursor<&[u8]>>,
 ) -> Result<(DynamicImage, Option<String>), OcrError> {
     let (width, height) = page_size(decoder)?;
     let mut tag = |t: Tag| decoder.find_tag_unsigned::<u64>(t).ok().flatten();
+    let rows_per_strip = tag(Tag::RowsPerStrip).map_or(height, |r| r.clamp(1, u64::from(height)) as u32);
     let interchange = tag(JPEG_INTERCHANGE_FORMAT).and_then(|at| {
         let start = usize::try_from(at).ok()?;
         let end = tag(JPEG_INTERCHANGE_LENGTH).and_then(|n| usize::try_from(at.checked_add(n)?).ok());
@@ -287,12 +300,20 @@ fn old_jpeg_page(
     if let Some(img) = interchange.and_then(whole).filter(|img| img.dimensions() == (width, height)) {
         return Ok((DynamicImage::ImageRgb8(img), None));
     }
-    let refused = || OcrError::Image("TIFF old-style JPEG: tables stored apart from the scans are not read".into());
+    let refused =
+        || OcrError::Image("TIFF old-style JPEG: a strip is neither a JPEG stream nor a scan its tables decode".into());
+    let header = ScanHeader::of(file, decoder)?;
     let strips = strips(file, decoder).map_err(|_| refused())?;
     let mut page = RgbImage::from_pixel(width, height, image::Rgb([255; 3]));
     let mut top = 0;
     for strip in strips {
-        let img = strip.filter(|s| s.starts_with(b"\xff\xd8")).and_then(whole).ok_or_else(refused)?;
+        let rows = rows_per_strip.min(height.saturating_sub(top)).max(1);
+        let img = match (strip, &header) {
+            (Some(s), _) if s.starts_with(&SOI) => whole(s),
+            (Some(scan), Some(header)) => header.stream(width, rows, scan).and_then(|s| whole(&s)),
+            _ => None,
+        };
+        let img = img.ok_or_else(refused)?;
         if img.width() != width || top + img.height() > height {
             return Err(refused());
         }
@@ -301,6 +322,101 @@ fn old_jpeg_page(
     }
     let warning = (top < height).then(|| format!("the JPEG strips end at row {top} of {height}; the rest is blank"));
     Ok((DynamicImage::ImageRgb8(page), warning))
+}
+
+/// What makes an old-style JPEG page's bare scan a whole JPEG stream: the DQT and DHT
+/// segments built from the tables its tags point to (component i using the tables numbered
+/// i), a DRI segment for its restart interval, an Adobe segment saying RGB where the
+/// components are not YCbCr; and each component's sampling factors.
+struct ScanHeader {
+    segments: Vec<u8>,
+    sampling: Vec<u8>,
+}
+
+impl ScanHeader {
+    /// None when the page's tags point to no tables.
+    fn of(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<Option<ScanHeader>, OcrError> {
+        let mut offsets = |t: Tag| decoder.get_tag(t).and_then(|v| v.into_u64_vec()).ok();
+        let (Some(q), Some(dc), Some(ac)) = (offsets(JPEG_Q_TABLES), offsets(JPEG_DC_TABLES), offsets(JPEG_AC_TABLES))
+        else {
+            return Ok(None);
+        };
+        let refused = |what: &str| OcrError::Image(format!("TIFF old-style JPEG: {what}"));
+        let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
+        if tag(JPEG_PROC).unwrap_or(1) != 1 {
+            return Err(refused("only the baseline process is read, not lossless"));
+        }
+        let photometric = tag(Tag::PhotometricInterpretation).unwrap_or(YCBCR);
+        let restart = tag(JPEG_RESTART_INTERVAL).unwrap_or(0);
+        let components = match tag(Tag::SamplesPerPixel).unwrap_or(1) {
+            n @ (1 | 3) => n as usize,
+            n => return Err(refused(&format!("{n} components are not read"))),
+        };
+        let luma = match decoder.get_tag_u16_vec(Tag::ChromaSubsampling).ok().as_deref() {
+            _ if components == 1 || photometric != YCBCR => 0x11,
+            None => 0x22,
+            Some(&[h @ (1 | 2 | 4), v @ (1 | 2 | 4)]) => (h << 4 | v) as u8,
+            Some(other) => return Err(refused(&format!("chroma subsampled {other:?} is not read"))),
+        };
+        let mut segments = Vec::new();
+        for i in 0..components {
+            // One offset per component; a shorter list is taken to share its last table.
+            let table = |list: &[u64], fixed: usize| -> Option<&[u8]> {
+                let at = usize::try_from(*list.get(i).or(list.last())?).ok()?;
+                let counted =
+                    if fixed == 16 { file.get(at..at + 16)?.iter().map(|&c| usize::from(c)).sum::<usize>() } else { 0 };
+                file.get(at..at.checked_add(fixed + counted)?)
+            };
+            let id = i as u8;
+            let missing = || refused("its tables lie outside the file");
+            segment(&mut segments, 0xDB, &[&[id], table(&q, 64).ok_or_else(missing)?]);
+            segment(&mut segments, 0xC4, &[&[id], table(&dc, 16).ok_or_else(missing)?]);
+            segment(&mut segments, 0xC4, &[&[0x10 | id], table(&ac, 16).ok_or_else(missing)?]);
+        }
+        if let Ok(interval @ 1..) = u16::try_from(restart) {
+            segment(&mut segments, 0xDD, &[&interval.to_be_bytes()]);
+        }
+        if components == 3 && photometric != YCBCR {
+            // Adobe's APP14: version 100, no flags, transform 0 (the components are RGB).
+            segment(&mut segments, 0xEE, &[b"Adobe", &[0, 100, 0, 0, 0, 0, 0]]);
+        }
+        let mut sampling = vec![0x11; components];
+        sampling[0] = luma;
+        Ok(Some(ScanHeader { segments, sampling }))
+    }
+
+    /// A whole baseline JPEG stream of `scan`, a strip `rows` high; None past JPEG's sizes.
+    fn stream(&self, width: u32, rows: u32, scan: &[u8]) -> Option<Vec<u8>> {
+        let (w, h) = (u16::try_from(width).ok()?, u16::try_from(rows).ok()?);
+        let n = self.sampling.len() as u8;
+        let mut frame = vec![8];
+        frame.extend(h.to_be_bytes());
+        frame.extend(w.to_be_bytes());
+        frame.push(n);
+        let mut scan_header = vec![n];
+        for (id, &hv) in (0..n).zip(&self.sampling) {
+            frame.extend([id + 1, hv, id]);
+            scan_header.extend([id + 1, id << 4 | id]);
+        }
+        scan_header.extend([0, 63, 0]);
+        let mut out = SOI.to_vec();
+        out.extend(&self.segments);
+        segment(&mut out, 0xC0, &[&frame]);
+        segment(&mut out, 0xDA, &[&scan_header]);
+        out.extend(scan);
+        out.extend(EOI);
+        Some(out)
+    }
+}
+
+/// Appends a JPEG marker segment: the marker, its length, its parts.
+fn segment(out: &mut Vec<u8>, marker: u8, parts: &[&[u8]]) {
+    let len = 2 + parts.iter().map(|p| p.len()).sum::<usize>();
+    out.extend([0xFF, marker]);
+    out.extend((len as u16).to_be_bytes());
+    for part in parts {
+        out.extend_from_slice(part);
+    }
 }
 
 /// A page's strips, each `None` where its bytes lie outside the file.
@@ -623,6 +739,8 @@ fn ycbcr_to_rgb(samples: &[u8], [lr, lg, lb]: [f32; 3], reference: [f32; 6]) -> 
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use super::*;
     use crate::raster::ImageFile;
 
@@ -981,9 +1099,105 @@ mod tests {
         let page = read(&tiff_with(&fields, &[Some(&top), Some(&bottom)]))?;
         assert!(near(page.image.get_pixel(10, 2).0, RED) && near(page.image.get_pixel(10, 13).0, BLUE));
 
-        // Bare scans whose tables are stored elsewhere: refused, saying so.
-        let refused = read(&tiff_with(&ycbcr_fields(32, 16, 6), &[Some(bare)]));
-        assert!(refused.is_err_and(|e| e.to_string().contains("tables stored apart")));
+        Ok(())
+    }
+
+    /// A baseline JPEG stream taken apart as an old-style JPEG page stores it: each
+    /// component's sampling and its quantization, DC and AC tables (as their segments hold
+    /// them, less the table number), and the bare scan.
+    struct JpegParts {
+        sampling: Vec<u8>,
+        tables: Vec<[Vec<u8>; 3]>,
+        scan: Vec<u8>,
+    }
+
+    fn jpeg_parts(jpeg: &[u8]) -> JpegParts {
+        let (mut q, mut huffman) = (HashMap::new(), HashMap::new());
+        let mut frame: Vec<(u8, u8)> = Vec::new();
+        let mut at = 2;
+        loop {
+            let (marker, len) = (jpeg[at + 1], usize::from(u16::from_be_bytes([jpeg[at + 2], jpeg[at + 3]])));
+            let body = &jpeg[at + 4..at + 2 + len];
+            match marker {
+                0xDB => body.chunks(65).for_each(|t| drop(q.insert(t[0], t[1..].to_vec()))),
+                0xC4 => {
+                    let mut t = body;
+                    while !t.is_empty() {
+                        let n = 17 + t[1..17].iter().map(|&c| usize::from(c)).sum::<usize>();
+                        huffman.insert(t[0], t[1..n].to_vec());
+                        t = &t[n..];
+                    }
+                }
+                0xC0 => frame = body[6..].chunks(3).map(|c| (c[1], c[2])).collect(),
+                0xDA => {
+                    let selectors: Vec<u8> = body[1..1 + 2 * usize::from(body[0])].chunks(2).map(|c| c[1]).collect();
+                    let scan = jpeg[at + 2 + len..jpeg.len() - 2].to_vec();
+                    let tables = frame
+                        .iter()
+                        .zip(&selectors)
+                        .map(|(&(_, tq), &s)| {
+                            [q[&tq].clone(), huffman[&(s >> 4)].clone(), huffman[&(0x10 | s & 15)].clone()]
+                        })
+                        .collect();
+                    return JpegParts { sampling: frame.iter().map(|f| f.0).collect(), tables, scan };
+                }
+                _ => {}
+            }
+            at += 2 + len;
+        }
+    }
+
+    #[test]
+    fn an_old_style_jpeg_page_of_bare_scans_reads_with_the_tables_its_tags_point_to() -> Result<(), OcrError> {
+        // Two strips of 16 rows, red over blue, each encoded alone with chroma subsampled
+        // 2×2 (the usual old-style JPEG) and the standard tables, which the scans then share.
+        let strip = |colour: [u8; 3]| {
+            let mut jpeg = Vec::new();
+            let mut encoder = jpeg_encoder::Encoder::new(&mut jpeg, 90);
+            encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::F_2_2);
+            let rgb: Vec<u8> = colour.repeat(32 * 16);
+            encoder.encode(&rgb, 32, 16, jpeg_encoder::ColorType::Rgb).map_err(|e| OcrError::Image(e.to_string()))?;
+            Ok::<_, OcrError>(jpeg_parts(&jpeg))
+        };
+        let (top, bottom) = (strip(RED)?, strip(BLUE)?);
+        assert_eq!(top.tables, bottom.tables);
+        let &[luma, ..] = top.sampling.as_slice() else { panic!("no components") };
+        assert_eq!(luma, 0x22);
+        // The tables go after the rest of the file, whose length does not depend on where.
+        let page = |process: u16, offsets: [Vec<u32>; 3]| {
+            let mut fields = ycbcr_fields(32, 32, 6);
+            fields.extend([
+                (278, Field::Short(vec![16])),
+                (512, Field::Short(vec![process])),
+                (530, Field::Short(vec![u16::from(luma >> 4), u16::from(luma & 15)])),
+            ]);
+            fields.extend((519..).zip(offsets).map(|(t, o)| (t, Field::Long(o))));
+            tiff_with(&fields, &[Some(&top.scan), Some(&bottom.scan)])
+        };
+        let file = |process| {
+            let start = page(process, [vec![0; 3], vec![0; 3], vec![0; 3]]).len() as u32;
+            let mut offsets: [Vec<u32>; 3] = Default::default();
+            let mut blob: Vec<u8> = Vec::new();
+            for tables in &top.tables {
+                for (list, table) in offsets.iter_mut().zip(tables) {
+                    list.push(start + blob.len() as u32);
+                    blob.extend(table);
+                }
+            }
+            let mut file = page(process, offsets);
+            assert_eq!(file.len() as u32, start);
+            file.extend(blob);
+            file
+        };
+        let page = read(&file(1))?;
+        assert!(near(page.image.get_pixel(10, 4).0, RED) && near(page.image.get_pixel(10, 27).0, BLUE));
+        assert!(page.warning.is_none());
+
+        // A lossless process is refused, saying so; so are bare scans without tables.
+        let lossless = read(&file(14));
+        assert!(lossless.is_err_and(|e| e.to_string().contains("not lossless")));
+        let bare = read(&tiff_with(&ycbcr_fields(32, 16, 6), &[Some(&top.scan)]));
+        assert!(bare.is_err_and(|e| e.to_string().contains("nor a scan its tables decode")));
         Ok(())
     }
 
