@@ -579,13 +579,14 @@ fn ycbcr_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(Dyna
     let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
     let compression = tag(Tag::Compression).unwrap_or(1);
     let rows_per_strip = tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height);
+    let predictor = tag(Tag::Predictor).unwrap_or(1);
     let subsampling = decoder.get_tag_u16_vec(Tag::ChromaSubsampling).ok();
     let (samples, warning) = match subsampling.as_deref().unwrap_or(&[2, 2]) {
         // `tiff` reads raw samples of one chroma pair per pixel, and JPEG-coded pages
         // (compression 7) of any subsampling (the JPEG decoder upsamples); it refuses raw
         // subsampled samples.
         unit if unit == [1, 1] || compression == 7 => (decoder.read_image().map_err(tiff_error)?, None),
-        &[h @ (1 | 2 | 4), v @ (1 | 2 | 4)] if compression == 1 && v <= h => {
+        &[h @ (1 | 2 | 4), v @ (1 | 2 | 4)] if v <= h && predictor == 1 => {
             let units = YcbcrUnits {
                 width: width as usize,
                 height: height as usize,
@@ -593,12 +594,21 @@ fn ycbcr_page(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(Dyna
                 h: h.into(),
                 v: v.into(),
             };
-            let (samples, warning) = units_to_samples(&strips(file, decoder)?, units);
+            let coded = strips(file, decoder)?;
+            let sizes = (0..coded.len()).map(|s| units.strip_bytes(s));
+            let strips = coded
+                .iter()
+                .zip(sizes)
+                .map(|(strip, size)| strip.map(|s| decompressed(s, compression, size)).transpose())
+                .collect::<Result<Vec<_>, _>>()?;
+            let strips: Vec<Option<&[u8]>> = strips.iter().map(Option::as_deref).collect();
+            let (samples, warning) = units_to_samples(&strips, units);
             (DecodingResult::U8(samples), warning)
         }
         other => {
+            let predictor = if predictor == 1 { "" } else { " and a predictor" };
             return Err(OcrError::Image(format!(
-                "TIFF YCbCr: chroma subsampled {other:?} with compression {compression} is not read"
+                "TIFF YCbCr: chroma subsampled {other:?} with compression {compression}{predictor} is not read"
             )));
         }
     };
@@ -620,6 +630,74 @@ struct YcbcrUnits {
     rows_per_strip: usize,
     h: usize,
     v: usize,
+}
+
+impl YcbcrUnits {
+    /// The bytes of strip `s` (the last may hold fewer rows).
+    fn strip_bytes(&self, s: usize) -> usize {
+        let rows = self.rows_per_strip.min(self.height.saturating_sub(s * self.rows_per_strip));
+        rows.div_ceil(self.v) * self.width.div_ceil(self.h) * (self.h * self.v + 2)
+    }
+}
+
+/// A strip's bytes as stored (compression 1), or decompressed — LZW (5), Deflate (8 and
+/// 32946) or PackBits (32773) — up to `size` bytes, the strip's whole; a stream that breaks
+/// off gives what came before (the rows past it are then left blank).
+fn decompressed(strip: &[u8], compression: u32, size: usize) -> Result<std::borrow::Cow<'_, [u8]>, OcrError> {
+    let mut out = vec![0; size];
+    let len = match compression {
+        1 => return Ok(std::borrow::Cow::Borrowed(strip)),
+        5 => {
+            let mut lzw = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
+            let (mut read, mut written) = (0, 0);
+            loop {
+                let step = lzw.decode_bytes(&strip[read..], &mut out[written..]);
+                (read, written) = (read + step.consumed_in, written + step.consumed_out);
+                match step.status {
+                    Ok(weezl::LzwStatus::Ok) if written < size && step.consumed_in + step.consumed_out > 0 => {}
+                    _ => break written,
+                }
+            }
+        }
+        8 | 32946 => {
+            let mut inflate = flate2::Decompress::new(true);
+            let _ = inflate.decompress(strip, &mut out, flate2::FlushDecompress::Finish);
+            inflate.total_out() as usize
+        }
+        32773 => unpack_bits(strip, &mut out),
+        other => {
+            return Err(OcrError::Image(format!("TIFF YCbCr: chroma subsampled with compression {other} is not read")));
+        }
+    };
+    out.truncate(len);
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+/// PackBits (Apple's run-length coding, TIFF 6.0 section 9) into `out`: how many bytes came.
+fn unpack_bits(mut coded: &[u8], out: &mut [u8]) -> usize {
+    let mut written = 0;
+    while let [header, rest @ ..] = coded
+        && written < out.len()
+    {
+        let room = out.len() - written;
+        coded = match *header as i8 {
+            n @ 0.. => {
+                let n = (usize::from(n as u8) + 1).min(rest.len()).min(room);
+                out[written..written + n].copy_from_slice(&rest[..n]);
+                written += n;
+                &rest[n..]
+            }
+            -128 => rest,
+            n => {
+                let Some((&byte, rest)) = rest.split_first() else { break };
+                let n = (1 - isize::from(n)).unsigned_abs().min(room);
+                out[written..written + n].fill(byte);
+                written += n;
+                rest
+            }
+        };
+    }
+    written
 }
 
 /// Raw subsampled YCbCr strips -> one Y, Cb, Cr triple per pixel, each unit's chroma on all
@@ -1033,6 +1111,47 @@ mod tests {
         fields.push((530, Field::Short(vec![1, 2])));
         let refused = read(&tiff_with(&fields, &[Some(&row), Some(&row)]));
         assert!(refused.is_err_and(|e| e.to_string().contains("chroma subsampled [1, 2]")));
+        Ok(())
+    }
+
+    #[test]
+    fn compressed_ycbcr_with_chroma_subsampled_reads_as_its_raw_samples_do() -> Result<(), OcrError> {
+        // The 5×3 page above, its two strips LZW-, Deflate- and PackBits-coded.
+        let unit = |[y, cb, cr]: [u8; 3]| [y, y, y, y, cb, cr];
+        let (red, blue) = ([76, 85, 255], [29, 255, 107]);
+        let row: Vec<u8> = [red, red, blue].into_iter().flat_map(unit).collect();
+        let fields = |compression: u16| {
+            let mut fields = ycbcr_fields(5, 3, compression);
+            fields.extend([(278, Field::Short(vec![2])), (530, Field::Short(vec![2, 2]))]);
+            fields
+        };
+        let want = read(&tiff_with(&fields(1), &[Some(&row), Some(&row)]))?;
+        let lzw = weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
+            .encode(&row)
+            .map_err(|e| OcrError::Image(e.to_string()))?;
+        let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut deflate, &row).map_err(|e| OcrError::Image(e.to_string()))?;
+        let deflate = deflate.finish().map_err(|e| OcrError::Image(e.to_string()))?;
+        // Runs of four lumas (a header of -3, then the byte), chroma pairs as literals (a
+        // header of 1, then both), and a no-op header (-128).
+        let packed = [0xFD, 76, 1, 85, 255, 0x80, 0xFD, 76, 1, 85, 255, 0xFD, 29, 1, 255, 107];
+        for (compression, coded) in [(5, &lzw), (8, &deflate), (32946, &deflate), (32773, &packed.to_vec())] {
+            let page = read(&tiff_with(&fields(compression), &[Some(coded), Some(coded)]))?;
+            assert_eq!(page.image, want.image, "compression {compression}");
+            assert_eq!(page.warning, None);
+        }
+        // A stream that breaks off keeps the rows before the break.
+        let cut = read(&tiff_with(&fields(8), &[Some(&deflate), Some(&deflate[..deflate.len() / 2])]))?;
+        assert_eq!(
+            cut.image.rows().next().map(|r| r.copied().collect::<Vec<_>>()),
+            want.image.rows().next().map(|r| r.copied().collect())
+        );
+        assert!(cut.warning.is_some_and(|w| w.contains("of the YCbCr page's 3 rows")));
+        // Samples differenced by a predictor are refused, saying so.
+        let mut predicted = fields(5);
+        predicted.push((317, Field::Short(vec![2])));
+        let refused = read(&tiff_with(&predicted, &[Some(&lzw), Some(&lzw)]));
+        assert!(refused.is_err_and(|e| e.to_string().contains("compression 5 and a predictor")));
         Ok(())
     }
 
