@@ -302,7 +302,8 @@ fn old_jpeg_page(
     }
     let refused =
         || OcrError::Image("TIFF old-style JPEG: a strip is neither a JPEG stream nor a scan its tables decode".into());
-    let header = ScanHeader::of(file, decoder)?;
+    // Asked of bare scans only: pages of whole streams do not need their tables.
+    let header = ScanHeader::of(file, decoder);
     let strips = strips(file, decoder).map_err(|_| refused())?;
     let mut page = RgbImage::from_pixel(width, height, image::Rgb([255; 3]));
     let mut top = 0;
@@ -310,7 +311,8 @@ fn old_jpeg_page(
         let rows = rows_per_strip.min(height.saturating_sub(top)).max(1);
         let img = match (strip, &header) {
             (Some(s), _) if s.starts_with(&SOI) => whole(s),
-            (Some(scan), Some(header)) => header.stream(width, rows, scan).and_then(|s| whole(&s)),
+            (Some(scan), Ok(Some(header))) => header.stream(width, rows, scan).and_then(|s| whole(&s)),
+            (Some(_), Err(why)) => return Err(OcrError::Image(format!("TIFF old-style JPEG: {why}"))),
             _ => None,
         };
         let img = img.ok_or_else(refused)?;
@@ -334,41 +336,43 @@ struct ScanHeader {
 }
 
 impl ScanHeader {
-    /// None when the page's tags point to no tables.
-    fn of(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<Option<ScanHeader>, OcrError> {
+    /// None when the page's tags point to no tables; why not, when they cannot make a stream.
+    fn of(file: &[u8], decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<Option<ScanHeader>, String> {
         let mut offsets = |t: Tag| decoder.get_tag(t).and_then(|v| v.into_u64_vec()).ok();
         let (Some(q), Some(dc), Some(ac)) = (offsets(JPEG_Q_TABLES), offsets(JPEG_DC_TABLES), offsets(JPEG_AC_TABLES))
         else {
             return Ok(None);
         };
-        let refused = |what: &str| OcrError::Image(format!("TIFF old-style JPEG: {what}"));
         let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
         if tag(JPEG_PROC).unwrap_or(1) != 1 {
-            return Err(refused("only the baseline process is read, not lossless"));
+            return Err("only the baseline process is read, not lossless".into());
         }
         let photometric = tag(Tag::PhotometricInterpretation).unwrap_or(YCBCR);
         let restart = tag(JPEG_RESTART_INTERVAL).unwrap_or(0);
         let components = match tag(Tag::SamplesPerPixel).unwrap_or(1) {
             n @ (1 | 3) => n as usize,
-            n => return Err(refused(&format!("{n} components are not read"))),
+            n => return Err(format!("{n} components are not read")),
         };
         let luma = match decoder.get_tag_u16_vec(Tag::ChromaSubsampling).ok().as_deref() {
             _ if components == 1 || photometric != YCBCR => 0x11,
             None => 0x22,
             Some(&[h @ (1 | 2 | 4), v @ (1 | 2 | 4)]) => (h << 4 | v) as u8,
-            Some(other) => return Err(refused(&format!("chroma subsampled {other:?} is not read"))),
+            Some(other) => return Err(format!("chroma subsampled {other:?} is not read")),
         };
         let mut segments = Vec::new();
         for i in 0..components {
             // One offset per component; a shorter list is taken to share its last table.
             let table = |list: &[u64], fixed: usize| -> Option<&[u8]> {
                 let at = usize::try_from(*list.get(i).or(list.last())?).ok()?;
-                let counted =
-                    if fixed == 16 { file.get(at..at + 16)?.iter().map(|&c| usize::from(c)).sum::<usize>() } else { 0 };
+                let counted = if fixed == 16 {
+                    file.get(at..at.checked_add(16)?)?.iter().map(|&c| usize::from(c)).sum::<usize>()
+                } else {
+                    0
+                };
                 file.get(at..at.checked_add(fixed + counted)?)
             };
             let id = i as u8;
-            let missing = || refused("its tables lie outside the file");
+            let missing = || "its tables lie outside the file".to_string();
             segment(&mut segments, 0xDB, &[&[id], table(&q, 64).ok_or_else(missing)?]);
             segment(&mut segments, 0xC4, &[&[id], table(&dc, 16).ok_or_else(missing)?]);
             segment(&mut segments, 0xC4, &[&[0x10 | id], table(&ac, 16).ok_or_else(missing)?]);
@@ -1212,9 +1216,10 @@ mod tests {
         // No interchange stream: two strips of 8 rows, each a whole JPEG stream, stacked.
         let top = jpeg_of(&RgbImage::from_pixel(32, 8, image::Rgb(RED)))?;
         let bottom = jpeg_of(&RgbImage::from_pixel(32, 8, image::Rgb(BLUE)))?;
+        // Tables the tags point to past the file's end do not matter to whole streams.
         let mut fields = ycbcr_fields(32, 16, 6);
         fields.push((278, Field::Short(vec![8])));
-        fields.sort_by_key(|(t, _)| *t);
+        fields.extend((519..=521).map(|t| (t, Field::Long(vec![u32::MAX - 8; 3]))));
         let page = read(&tiff_with(&fields, &[Some(&top), Some(&bottom)]))?;
         assert!(near(page.image.get_pixel(10, 2).0, RED) && near(page.image.get_pixel(10, 13).0, BLUE));
 
