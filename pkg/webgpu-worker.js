@@ -14,24 +14,6 @@ import { fetchModel } from './models.js';
  */
 const REMOVED_LIMITS = ['maxInterStageShaderComponents'];
 
-/**
- * wonnx's shaders read and write whole vec4s, and it rounds its intermediate buffers up to
- * 16 bytes but not those holding weights: a 22-float bias is read past its end. Vulkan
- * drivers return zeros there; Dawn clamps the access onto the last whole vec4 and the sum
- * comes out wrong (0.1 off in the orientation model on SwiftShader). Every buffer is made a
- * multiple of 16 bytes; WebGPU zero-fills the extra.
- */
-const BUFFER_ALIGN = 16;
-
-if (self.GPUDevice && !self.GPUDevice.prototype.__docsiftPatched) {
-  const createBuffer = self.GPUDevice.prototype.createBuffer;
-  self.GPUDevice.prototype.createBuffer = function (descriptor) {
-    const size = Math.ceil(descriptor.size / BUFFER_ALIGN) * BUFFER_ALIGN;
-    return createBuffer.call(this, { ...descriptor, size });
-  };
-  self.GPUDevice.prototype.__docsiftPatched = true;
-}
-
 if (self.GPUAdapter && !self.GPUAdapter.prototype.__docsiftPatched) {
   const requestDevice = self.GPUAdapter.prototype.requestDevice;
   self.GPUAdapter.prototype.requestDevice = function (descriptor = {}) {

@@ -33,6 +33,10 @@ EXTERNAL_MIN_BYTES = 1024
 # wonnx's matrix kernel tiles by gcd(M, K, N) clamped to 4 (see tiles_evenly): the largest tile.
 MATMUL_MULTIPLE = 4
 
+# wonnx gives a weight a GPU buffer of exactly its bytes, but at least this many
+# (MINIMUM_BUFFER_SIZE_BYTES in its gpu.rs).
+WONNX_MIN_BUFFER_BYTES = 64
+
 
 def is_static(vi: onnx.ValueInfoProto) -> bool:
     t = vi.type.tensor_type
@@ -299,6 +303,40 @@ def global_pool_by_rows(graph, node, shapes):
     ]
 
 
+ELEMENTWISE = ("Add", "Sub", "Mul", "Div")
+
+
+def reads_past_weight(graph, node, shapes) -> list:
+    """The weights an elementwise op of equal shapes reads past the end of: wonnx's kernel for
+    it reads 4 floats at a time, and a weight's buffer ends at its last float. What a read
+    past a buffer's end gives is up to the driver: lavapipe gives the floats, Chromium's Dawn
+    clamps it onto the last whole group, an NVIDIA H100 gives zeros (the orientation model's
+    22-, 26- and 50-channel squeeze-excitation biases lost their last 2 channels)."""
+    if node.op_type not in ELEMENTWISE or len({tuple(shapes[i]) for i in node.input}) != 1:
+        return []
+    return [
+        i for i in node.input
+        if i in graph.consts and graph.consts[i].size % 4 and graph.consts[i].nbytes >= WONNX_MIN_BUFFER_BYTES
+    ]
+
+
+def weight_operands_broadcast(graph, node, shapes):
+    # Dropping a weight's leading unit axes sends the op to wonnx's broadcasting kernel, which
+    # reads one float at a time; the values and the output's shape are unchanged.
+    past = reads_past_weight(graph, node, shapes)
+    if not past:
+        return None
+    inputs = list(node.input)
+    for name in past:
+        value = graph.consts[name]
+        if value.ndim == 0 or value.shape[0] != 1:
+            sys.exit(f"prepare: {node.op_type} {node.name}: weight {name} {list(value.shape)} cannot be broadcast")
+        inputs[inputs.index(name)] = graph.const(name, value.reshape(value.shape[1:]))
+    del node.input[:]
+    node.input.extend(inputs)
+    return [node]
+
+
 def conv_explicit(graph, node, shapes):
     # wonnx computes SAME_* pads wrongly, and a 3×3 convolution without bias wrongly.
     if node.op_type not in ("Conv", "MaxPool", "AveragePool"):
@@ -527,6 +565,7 @@ REWRITES = [
     conv_explicit,
     matmul_for_wonnx,
     concat_for_wonnx,
+    weight_operands_broadcast,
 ]
 
 # Operators this preparation leaves in place and wonnx runs correctly on these models.
@@ -565,6 +604,8 @@ def check(graph: Graph) -> onnx.ModelProto:
                 sys.exit(f"prepare: {node.op_type} {node.name} over axes {axes} of rank {rank}")
         if node.op_type == "Cast":
             sys.exit("prepare: a Cast on data is left")
+        if reads_past_weight(graph, node, shapes):
+            sys.exit(f"prepare: {node.op_type} {node.name} reads past the end of a weight")
     return model
 
 

@@ -24,14 +24,27 @@ const TOLERANCE: f32 = 2e-3;
 /// tract's input ends, which DB's wide receptive field sees: phototest's sides move by 2.1.
 const BOX_TOLERANCE_PX: f32 = 3.0;
 
-fn models() -> Option<PathBuf> {
+/// wonnx gives a weight a GPU buffer of exactly its bytes, but at least this many
+/// (MINIMUM_BUFFER_SIZE_BYTES in its gpu.rs).
+const WONNX_MIN_BUFFER_BYTES: usize = 64;
+
+fn ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| v != "false" && !v.is_empty())
+}
+
+fn prepared_models() -> Option<PathBuf> {
     let dir = docsift::default_models_dir();
-    let ci = std::env::var_os("CI").is_some_and(|v| v != "false" && !v.is_empty());
     if !dir.join(docsift_ocr::PREPARED_DIR).is_dir() {
-        assert!(!ci, "prepared models missing in {} (run python3 scripts/models.py)", dir.display());
+        assert!(!ci(), "prepared models missing in {} (run python3 scripts/models.py)", dir.display());
         eprintln!("prepared models not found in {}: skipping", dir.display());
         return None;
     }
+    Some(dir)
+}
+
+fn models() -> Option<PathBuf> {
+    let dir = prepared_models()?;
+    let ci = ci();
     if !docsift_ocr::adapter_available() {
         assert!(!ci, "no Vulkan/WebGPU adapter (apt-get install mesa-vulkan-drivers)");
         eprintln!("no GPU adapter: skipping");
@@ -71,6 +84,67 @@ fn max_abs_diff(a: &[Tensor], b: &[Tensor]) -> f32 {
             x.data.iter().zip(&y.data).map(|(p, q)| (p - q).abs()).fold(0.0, f32::max)
         })
         .fold(0.0, f32::max)
+}
+
+/// wonnx adds, subtracts, multiplies and divides tensors of one shape 4 floats at a time. A
+/// weight whose buffer ends inside such a group is read past its end, and the driver decides
+/// what that gives: lavapipe the right floats, Chromium's Dawn a clamped group (orientation
+/// 5.8e-2 off), an NVIDIA H100 zeros (2.7e-2 off). No GPU needed: the files say it.
+#[test]
+fn no_prepared_elementwise_op_reads_past_the_end_of_a_weight() {
+    let Some(dir) = prepared_models() else { return };
+    let mut found = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(docsift_ocr::PREPARED_DIR))
+        .expect("prepared folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "onnx"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no prepared files");
+    for path in files {
+        let graph = docsift_prepared::read(&path).expect("prepared file").proto.get_graph().clone();
+        let mut shapes: std::collections::HashMap<String, Vec<i64>> = graph
+            .get_value_info()
+            .iter()
+            .chain(graph.get_input())
+            .chain(graph.get_output())
+            .map(|v| {
+                let d = v.get_field_type().get_tensor_type().get_shape().get_dim();
+                (v.get_name().to_string(), d.iter().map(|d| d.get_dim_value()).collect())
+            })
+            .collect();
+        let weights: std::collections::HashMap<&str, usize> = graph
+            .get_initializer()
+            .iter()
+            .map(|t| (t.get_name(), t.get_dims().iter().product::<i64>() as usize))
+            .collect();
+        for t in graph.get_initializer() {
+            shapes.insert(t.get_name().to_string(), t.get_dims().to_vec());
+        }
+        for node in graph.get_node() {
+            if !["Add", "Sub", "Mul", "Div"].contains(&node.get_op_type()) {
+                continue;
+            }
+            let input_shapes: Vec<Option<&Vec<i64>>> = node.get_input().iter().map(|i| shapes.get(i)).collect();
+            if input_shapes.windows(2).any(|w| w[0] != w[1]) {
+                continue; // broadcast: wonnx reads one float at a time
+            }
+            for name in node.get_input() {
+                if let Some(&len) = weights.get(name.as_str())
+                    && len % 4 != 0
+                    && len * 4 >= WONNX_MIN_BUFFER_BYTES
+                {
+                    found.push(format!(
+                        "{}: {} {} reads weight {name} of {len} floats",
+                        path.display(),
+                        node.get_op_type(),
+                        node.get_name()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
 }
 
 #[test]

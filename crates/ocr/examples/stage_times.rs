@@ -1,7 +1,8 @@
 //! Seconds per OCR stage (detection, orientation, marks beside lines, recognition) on one image with the CPU
-//! models, twice (the first round includes building tract's plans), to see where a page's
-//! time goes. Runs on rayon's global pool (`RAYON_NUM_THREADS=1` for one thread).
-//! `cargo run --release -p docsift-ocr --features parallel --example stage_times -- [--latin] MODELS_DIR IMAGE`
+//! models (or, with `--webgpu`, the prepared ones on wonnx), twice (the first round includes
+//! building tract's plans or compiling wonnx's shaders), to see where a page's time goes.
+//! Runs on rayon's global pool (`RAYON_NUM_THREADS=1` for one thread).
+//! `cargo run --release -p docsift-ocr --features parallel,wonnx --example stage_times -- [--latin] [--webgpu] MODELS_DIR IMAGE`
 
 use std::time::Instant;
 
@@ -9,12 +10,11 @@ use docsift_ocr::{Engine, ModelKind, Script, decode_image, now};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (script, args) = match args.split_first() {
-        Some((flag, rest)) if flag == "--latin" => (Script::Latin, rest),
-        _ => (Script::All, args.as_slice()),
-    };
-    let [models, image] = args else {
-        return Err("usage: stage_times [--latin] MODELS_DIR IMAGE".into());
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let script = if flag("--latin") { Script::Latin } else { Script::All };
+    let paths: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let [models, image] = paths[..] else {
+        return Err("usage: stage_times [--latin] [--webgpu] MODELS_DIR IMAGE".into());
     };
     let kinds = [ModelKind::Detection, ModelKind::Recognition, ModelKind::Orientation];
     let bytes = kinds
@@ -22,7 +22,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|k| std::fs::read(std::path::Path::new(models).join(k.file_name())))
         .collect::<Result<Vec<_>, _>>()?;
     let files: Vec<(ModelKind, &[u8])> = kinds.into_iter().zip(bytes.iter().map(Vec::as_slice)).collect();
-    let engine = Engine::from_onnx(&files, script)?;
+    let engine = if flag("--webgpu") {
+        let dictionary = docsift_ocr::rec_dictionary(&bytes[1])?;
+        let gpu = docsift_ocr::WonnxBackend::open(std::path::Path::new(models))?;
+        Engine::new(Box::new(gpu), &dictionary, script)
+    } else {
+        Engine::from_onnx(&files, script)?
+    };
     let img = decode_image(&std::fs::read(image)?)?;
     for round in 1..=2 {
         let t = Instant::now();
