@@ -8,7 +8,7 @@ use docsift_model::{BBox, Matrix};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
 use crate::error::PdfError;
-use crate::font::Font;
+use crate::font::{Font, NamedFont};
 use crate::objects::{get, get_array, get_dict, numbers, resolve, stream_bytes, text_string};
 
 /// Bounds that keep hostile files from exhausting the machine or the browser tab.
@@ -66,7 +66,7 @@ impl PageInfo {
 pub struct PdfDocument {
     doc: Document,
     pages: Vec<PageInfo>,
-    fonts: Mutex<HashMap<ObjectId, Option<Arc<(Arc<Font>, Arc<str>)>>>>,
+    fonts: Mutex<HashMap<ObjectId, Option<Arc<NamedFont>>>>,
     pub limits: Limits,
     pub warnings: Vec<String>,
     pub encrypted: bool,
@@ -202,7 +202,7 @@ impl PdfDocument {
         out
     }
 
-    pub fn font_by_id(&self, id: ObjectId) -> Option<(Arc<Font>, Arc<str>)> {
+    pub fn font_by_id(&self, id: ObjectId) -> Option<NamedFont> {
         if let Ok(cache) = self.fonts.lock()
             && let Some(entry) = cache.get(&id)
         {
@@ -218,7 +218,7 @@ impl PdfDocument {
         loaded.as_deref().cloned()
     }
 
-    pub fn font_inline(&self, dict: &Dictionary) -> Option<(Arc<Font>, Arc<str>)> {
+    pub fn font_inline(&self, dict: &Dictionary) -> Option<NamedFont> {
         let font = Font::load(&self.doc, dict, self.limits.max_stream_bytes).ok()?;
         let name: Arc<str> = Arc::from(font.name.as_str());
         Some((Arc::new(font), name))

@@ -8,7 +8,7 @@ use docsift_model::{BBox, Matrix};
 use lopdf::{Dictionary, Object, ObjectId};
 
 use crate::document::PdfDocument;
-use crate::font::{Font, Glyph, encoding::expand_ligature};
+use crate::font::{Font, Glyph, NamedFont, encoding::expand_ligature};
 use crate::lexer::{Lexer, Operand};
 use crate::objects::{get, get_dict, get_name, get_number, numbers, resolve};
 
@@ -84,7 +84,7 @@ pub struct Interpreter<'d, D: Device> {
     form_stack: Vec<ObjectId>,
     /// Fonts used on this page: the graphics state (cloned on every `q`) holds an index,
     /// so shared reference counts are touched once per font and page, not per operator.
-    fonts: Vec<(Arc<Font>, Arc<str>)>,
+    fonts: Vec<NamedFont>,
     ops_left: u64,
     budget_warned: bool,
 }
@@ -146,11 +146,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
         let last_n =
             |k: usize| -> Vec<f32> { o.iter().rev().take(k).rev().map(|x| x.as_f32().unwrap_or(0.0)).collect() };
         match op {
-            b"q" => {
-                if self.stack.len() < MAX_GSTATE_DEPTH {
-                    self.stack.push(self.gs.clone());
-                }
-            }
+            b"q" if self.stack.len() < MAX_GSTATE_DEPTH => self.stack.push(self.gs.clone()),
             b"Q" => {
                 if let Some(g) = self.stack.pop() {
                     self.gs = g;
@@ -297,7 +293,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
         }
     }
 
-    fn intern_font(&mut self, font: (Arc<Font>, Arc<str>)) -> usize {
+    fn intern_font(&mut self, font: NamedFont) -> usize {
         match self.fonts.iter().position(|(f, _)| Arc::ptr_eq(f, &font.0)) {
             Some(i) => i,
             None => {
@@ -372,7 +368,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
                         text,
                         bbox,
                         matrix: trm,
-                        font: &font_name,
+                        font: font_name,
                         size: fs * vector_len(trm.apply_vector(0.0, 1.0)),
                         advance_dir: unit((ax, ay)),
                         up_dir: unit((ux, -uy)),

@@ -243,7 +243,6 @@ impl<'a> Lexer<'a> {
         }
         let mut out = Vec::with_capacity(i - start + 16);
         out.extend_from_slice(&data[start..i]);
-        let mut i = i;
         while i < data.len() {
             let b = data[i];
             i += 1;

@@ -50,6 +50,9 @@ enum CodeMap {
     Predefined(Predefined),
 }
 
+/// A loaded font with the name its text is reported under.
+pub type NamedFont = (std::sync::Arc<Font>, std::sync::Arc<str>);
+
 pub struct Font {
     pub name: String,
     pub kind: FontKind,
@@ -263,10 +266,10 @@ impl Font {
                 if let Some(w) = w {
                     widths[code] = *w as f32 / 1000.0;
                 }
-            } else if let Some(p) = &program {
-                if let Some(w) = p.advance(code as u8, name.as_deref(), symbolic_flag || use_builtin) {
-                    widths[code] = w;
-                }
+            } else if let Some(p) = &program
+                && let Some(w) = p.advance(code as u8, name.as_deref(), symbolic_flag || use_builtin)
+            {
+                widths[code] = w;
             }
         }
         // /Widths win over everything else.
@@ -308,12 +311,10 @@ impl Font {
             }
             Some(Object::Stream(s)) => {
                 let mut cm = stream_bytes(s, stream_limit).map(|b| CMap::parse(&b)).unwrap_or_default();
-                if let Some(parent) = get(doc, &s.dict, b"UseCMap") {
-                    if let Object::Stream(ps) = parent
-                        && let Some(pb) = stream_bytes(ps, stream_limit)
-                    {
-                        cm.inherit(&CMap::parse(&pb));
-                    }
+                if let Some(Object::Stream(ps)) = get(doc, &s.dict, b"UseCMap")
+                    && let Some(pb) = stream_bytes(ps, stream_limit)
+                {
+                    cm.inherit(&CMap::parse(&pb));
                 }
                 self.vertical = cm.wmode == 1 || get_number(doc, &s.dict, b"WMode") == Some(1.0);
                 self.codes = if cm.codespace.is_empty() { CodeMap::Identity } else { CodeMap::CMap(Box::new(cm)) };
