@@ -44,9 +44,8 @@ fn prepared_models() -> Option<PathBuf> {
 
 fn models() -> Option<PathBuf> {
     let dir = prepared_models()?;
-    let ci = ci();
     if !docsift_ocr::adapter_available() {
-        assert!(!ci, "no Vulkan/WebGPU adapter (apt-get install mesa-vulkan-drivers)");
+        assert!(!ci(), "no Vulkan/WebGPU adapter (apt-get install mesa-vulkan-drivers)");
         eprintln!("no GPU adapter: skipping");
         return None;
     }
@@ -102,7 +101,8 @@ fn no_prepared_elementwise_op_reads_past_the_end_of_a_weight() {
     files.sort();
     assert!(!files.is_empty(), "no prepared files");
     for path in files {
-        let graph = docsift_prepared::read(&path).expect("prepared file").proto.get_graph().clone();
+        let prepared = docsift_prepared::read(&path).expect("prepared file");
+        let graph = prepared.proto.get_graph();
         let mut shapes: std::collections::HashMap<String, Vec<i64>> = graph
             .get_value_info()
             .iter()
@@ -113,14 +113,12 @@ fn no_prepared_elementwise_op_reads_past_the_end_of_a_weight() {
                 (v.get_name().to_string(), d.iter().map(|d| d.get_dim_value()).collect())
             })
             .collect();
-        let weights: std::collections::HashMap<&str, usize> = graph
-            .get_initializer()
-            .iter()
-            .map(|t| (t.get_name(), t.get_dims().iter().product::<i64>() as usize))
-            .collect();
         for t in graph.get_initializer() {
             shapes.insert(t.get_name().to_string(), t.get_dims().to_vec());
         }
+        let weight_len = |name: &str| {
+            graph.get_initializer().iter().any(|t| t.get_name() == name).then(|| shapes[name].iter().product::<i64>())
+        };
         for node in graph.get_node() {
             if !["Add", "Sub", "Mul", "Div"].contains(&node.get_op_type()) {
                 continue;
@@ -130,9 +128,9 @@ fn no_prepared_elementwise_op_reads_past_the_end_of_a_weight() {
                 continue; // broadcast: wonnx reads one float at a time
             }
             for name in node.get_input() {
-                if let Some(&len) = weights.get(name.as_str())
+                if let Some(len) = weight_len(name)
                     && len % 4 != 0
-                    && len * 4 >= WONNX_MIN_BUFFER_BYTES
+                    && len as usize * 4 >= WONNX_MIN_BUFFER_BYTES
                 {
                     found.push(format!(
                         "{}: {} {} reads weight {name} of {len} floats",

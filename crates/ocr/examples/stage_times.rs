@@ -23,7 +23,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<Vec<_>, _>>()?;
     let files: Vec<(ModelKind, &[u8])> = kinds.into_iter().zip(bytes.iter().map(Vec::as_slice)).collect();
     let engine = if flag("--webgpu") {
-        let dictionary = docsift_ocr::rec_dictionary(&bytes[1])?;
+        let rec = files.iter().find(|(k, _)| *k == ModelKind::Recognition).map(|(_, b)| *b).unwrap_or_default();
+        let dictionary = docsift_ocr::rec_dictionary(rec)?;
         let gpu = docsift_ocr::WonnxBackend::open(std::path::Path::new(models))?;
         Engine::new(Box::new(gpu), &dictionary, script)
     } else {
