@@ -27,6 +27,15 @@
 //! detection model on a 1248×1600 map takes 0.87 s instead of 0.93 s; recognition (its first
 //! two convolutions) is unchanged within noise.
 //!
+//! At stride 2 (each model's first convolutions) a point's four channels share a vector and
+//! its input value is broadcast. Vectors of points, as at stride 1, took two loads and a
+//! shuffle per tap there, V8 spilled the accumulators (seen in its generated code), and the
+//! rows' last points ran one at a time: those convolutions ran at half the speed of stride 1.
+//! Measured the same way (three alternating runs): recognition's two at width 800 take 3.0–4.1 ms
+//! instead of 4.3–5.3 ms, detection's two at 1248×1600 105–131 ms instead of 130–150 ms; the
+//! five bench pages in Node 20, bit-identical text, 20.6 s instead of 23.5 s (best of four
+//! alternating rounds; medians 22.3 s and 24.5 s).
+//!
 //! Both are written once over `Lanes` (four f32 lanes): wasm `v128` in the browser build,
 //! plain arrays in the native unit tests, which pin their semantics to a scalar reference.
 
@@ -45,6 +54,9 @@ const CONV_POINTS: usize = 8;
 /// Taps the row convolution applies per sweep of a row: four input channels of a 3×3 kernel,
 /// twelve input rows, which stay in a 32 KiB L1 cache for rows up to ~600 values.
 const TAP_BLOCK: usize = 36;
+/// Points the strided convolution computes at once: six accumulators, six broadcasts and the
+/// weights stay within V8's registers (with eight it spilled accumulators on every tap).
+const STRIDED_POINTS: usize = 6;
 
 /// Four f32 lanes and the operations the kernels need.
 trait Lanes: Copy {
@@ -60,8 +72,11 @@ trait Lanes: Copy {
     unsafe fn store(self, p: *mut f32);
     fn lanes(self) -> [f32; 4];
     fn from_lanes(v: [f32; 4]) -> Self;
-    /// Lanes 0 and 2 of `self`, then of `o`: every other value of eight.
-    fn evens(self, o: Self) -> Self;
+    /// Four vectors' lanes transposed: lane `c` of vector `r` becomes lane `r` of vector `c`.
+    fn transpose(v: [Self; 4]) -> [Self; 4] {
+        let lanes = v.map(Self::lanes);
+        std::array::from_fn(|c| Self::from_lanes(std::array::from_fn(|r| lanes[r][c])))
+    }
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
@@ -221,21 +236,11 @@ unsafe fn add_mat_mul<L: Lanes>(acc: &mut Tile<L>, k: usize, a: *const f32, b: *
     }
 }
 
-/// Four values of a row `STRIDE` apart from `p` (1 or 2; a stride of 2 reads the value after
-/// the last one too).
-///
-/// # Safety
-/// `p[0..4 * STRIDE]` readable.
-#[inline(always)]
-unsafe fn row_lanes<L: Lanes, const STRIDE: usize>(p: *const f32) -> L {
-    unsafe { if STRIDE == 1 { L::load(p) } else { L::load(p).evens(L::load(p.add(4))) } }
-}
-
 /// Four output channels of a convolution along a row, as tract's `ConvW4F32` describes it:
 /// point `i` of channel `o` is `bias[o]` plus every `taps[o·n + t] · input[offsets[t] + i·in_stride]`
-/// (in the order of `offsets`), written at `output[o·oc_stride + i]`. Input strides 1 and 2
-/// run eight points at a time, then four; other strides, and the last points of a row,
-/// one at a time. No read goes past `offsets[t] + (len − 1)·in_stride`.
+/// (in the order of `offsets`), written at `output[o·oc_stride + i]`. Eight points at a time,
+/// then four at stride 1; the last points of a row one at a time. No read goes past
+/// `offsets[t] + (len − 1)·in_stride`.
 ///
 /// # Safety
 /// As tract's: every `input[offsets[t] + i·in_stride]` (i < len) readable, `taps` four times
@@ -256,9 +261,10 @@ unsafe fn conv_w4<L: Lanes>(
     let run = Run { input, output, taps: taps.as_ptr(), offsets, bias, oc_stride };
     unsafe {
         let done = match in_stride {
-            1 => run.vectors::<L, 1>(len),
-            2 => run.vectors::<L, 2>(len),
-            _ => 0,
+            1 => run.vectors::<L>(len),
+            // The constant lets the points' addresses be immediate offsets.
+            2 => run.strided::<L>(len, 2),
+            s => run.strided::<L>(len, s as usize),
         };
         run.points(done..len, in_stride);
     }
@@ -281,18 +287,17 @@ impl Run<'_> {
         self.output.wrapping_offset(o as isize * self.oc_stride).wrapping_add(i)
     }
 
-    /// The row's points from the first, eight then four at a time, while a vector's reads stay
-    /// within the row; how many it computed. Each point sums its taps in order, as `points`.
+    /// The row's points from the first at input stride 1, eight then four at a time (a
+    /// vector of points per channel, each tap broadcast); how many it computed. Each point
+    /// sums its taps in order, as `points`.
     ///
     /// # Safety
-    /// As `conv_w4`, `STRIDE` its input stride.
+    /// As `conv_w4`, at input stride 1.
     #[inline(always)]
-    unsafe fn vectors<L: Lanes, const STRIDE: usize>(&self, len: usize) -> usize {
+    unsafe fn vectors<L: Lanes>(&self, len: usize) -> usize {
         let n = self.offsets.len();
-        // A vector at stride 2 reads one value past its last point.
-        let over = STRIDE - 1;
         let b = self.bias.map(L::splat);
-        let vector_end = (len.saturating_sub(over) / CONV_POINTS) * CONV_POINTS;
+        let vector_end = (len / CONV_POINTS) * CONV_POINTS;
         let mut i = vector_end;
         unsafe {
             // The taps a block at a time over the whole row: a block's input rows stay in
@@ -300,7 +305,7 @@ impl Run<'_> {
             for (block, offsets) in self.offsets.chunks(TAP_BLOCK).enumerate() {
                 let first_tap = block * TAP_BLOCK;
                 for i in (0..vector_end).step_by(CONV_POINTS) {
-                    let base = self.input.add(i * STRIDE);
+                    let base = self.input.add(i);
                     let load = |o: usize, at: usize| if block == 0 { b[o] } else { L::load(self.out(o, at)) };
                     let (mut a0, mut a1, mut a2, mut a3) = (load(0, i), load(1, i), load(2, i), load(3, i));
                     let (mut a4, mut a5, mut a6, mut a7) =
@@ -309,7 +314,7 @@ impl Run<'_> {
                     let (mut t0, mut t1, mut t2, mut t3) = (t0, t0.add(n), t0.add(2 * n), t0.add(3 * n));
                     for &off in offsets {
                         let p = base.offset(off);
-                        let (x, y) = (row_lanes::<L, STRIDE>(p), row_lanes::<L, STRIDE>(p.add(4 * STRIDE)));
+                        let (x, y) = (L::load(p), L::load(p.add(4)));
                         let k = L::load_splat(t0);
                         (a0, a4) = (a0.mul_add(x, k), a4.mul_add(y, k));
                         let k = L::load_splat(t1);
@@ -326,11 +331,11 @@ impl Run<'_> {
                     }
                 }
             }
-            while i + 4 + over <= len {
-                let base = self.input.add(i * STRIDE);
+            while i + 4 <= len {
+                let base = self.input.add(i);
                 let mut acc = b;
                 for (t, &off) in self.offsets.iter().enumerate() {
-                    let x = row_lanes::<L, STRIDE>(base.offset(off));
+                    let x = L::load(base.offset(off));
                     for (o, a) in acc.iter_mut().enumerate() {
                         *a = a.mul_add(x, L::load_splat(self.taps.add(o * n + t)));
                     }
@@ -342,6 +347,73 @@ impl Run<'_> {
             }
         }
         i
+    }
+
+    /// The row's points from the first at an input stride above 1, in whole fours; how many
+    /// it computed. A point's four channels share a vector, its input value broadcast
+    /// against the tap's four weights: no shuffles. (Vectors of points, as `vectors`, need
+    /// two loads and a shuffle per tap at stride 2, and V8 then spilled accumulators: half
+    /// the speed of stride 1.) Each point sums its taps in order.
+    ///
+    /// # Safety
+    /// As `conv_w4`, `stride` its input stride.
+    #[inline(always)]
+    unsafe fn strided<L: Lanes>(&self, len: usize, stride: usize) -> usize {
+        let n = self.offsets.len();
+        let end = len / 4 * 4;
+        if end == 0 {
+            return 0;
+        }
+        unsafe {
+            let weights: Vec<L> =
+                (0..n).map(|t| L::from_lanes(std::array::from_fn(|o| *self.taps.add(o * n + t)))).collect();
+            // Per point, its four channels' partial sums while the tap blocks run.
+            let mut sums = vec![L::from_lanes(*self.bias); end];
+            let bulk = end / STRIDED_POINTS * STRIDED_POINTS;
+            for (block, offsets) in self.offsets.chunks(TAP_BLOCK).enumerate() {
+                let weights = &weights[block * TAP_BLOCK..][..offsets.len()];
+                for (i, sums) in sums[..bulk].chunks_exact_mut(STRIDED_POINTS).enumerate() {
+                    self.strided_points::<L, STRIDED_POINTS>(sums, i * STRIDED_POINTS, stride, offsets, weights);
+                }
+                // What is left of whole fours: two or four points.
+                for (i, sums) in sums[bulk..].chunks_exact_mut(2).enumerate() {
+                    self.strided_points::<L, 2>(sums, bulk + 2 * i, stride, offsets, weights);
+                }
+            }
+            for (i, points) in sums.chunks_exact(4).enumerate() {
+                let channels = L::transpose([points[0], points[1], points[2], points[3]]);
+                for (o, c) in channels.into_iter().enumerate() {
+                    c.store(self.out(o, 4 * i));
+                }
+            }
+        }
+        end
+    }
+
+    /// `N` points' partial sums from `first` on, over one block of taps.
+    ///
+    /// # Safety
+    /// As `strided`.
+    #[inline(always)]
+    unsafe fn strided_points<L: Lanes, const N: usize>(
+        &self,
+        sums: &mut [L],
+        first: usize,
+        stride: usize,
+        offsets: &[isize],
+        weights: &[L],
+    ) {
+        let mut acc: [L; N] = std::array::from_fn(|j| sums[j]);
+        unsafe {
+            let base = self.input.add(first * stride);
+            for (&off, &w) in offsets.iter().zip(weights) {
+                let p = base.offset(off);
+                for (j, a) in acc.iter_mut().enumerate() {
+                    *a = a.mul_add(L::load_splat(p.add(j * stride)), w);
+                }
+            }
+        }
+        sums.copy_from_slice(&acc);
     }
 
     /// The points of `range`, one at a time.
@@ -402,8 +474,15 @@ mod wasm {
         fn from_lanes(v: [f32; 4]) -> Self {
             f32x4(v[0], v[1], v[2], v[3])
         }
-        fn evens(self, o: Self) -> Self {
-            u32x4_shuffle::<0, 2, 4, 6>(self, o)
+        fn transpose([a, b, c, d]: [Self; 4]) -> [Self; 4] {
+            let (ab_lo, ab_hi) = (u32x4_shuffle::<0, 4, 1, 5>(a, b), u32x4_shuffle::<2, 6, 3, 7>(a, b));
+            let (cd_lo, cd_hi) = (u32x4_shuffle::<0, 4, 1, 5>(c, d), u32x4_shuffle::<2, 6, 3, 7>(c, d));
+            [
+                u32x4_shuffle::<0, 1, 4, 5>(ab_lo, cd_lo),
+                u32x4_shuffle::<2, 3, 6, 7>(ab_lo, cd_lo),
+                u32x4_shuffle::<0, 1, 4, 5>(ab_hi, cd_hi),
+                u32x4_shuffle::<2, 3, 6, 7>(ab_hi, cd_hi),
+            ]
         }
         fn add(self, o: Self) -> Self {
             f32x4_add(self, o)
@@ -514,9 +593,6 @@ mod tests {
         }
         fn from_lanes(v: [f32; 4]) -> Self {
             Plain(v)
-        }
-        fn evens(self, o: Self) -> Self {
-            Plain([self.0[0], self.0[2], o.0[0], o.0[2]])
         }
         fn add(self, o: Self) -> Self {
             self.zip(o, |a, b| a + b)
