@@ -262,8 +262,6 @@ unsafe fn conv_w4<L: Lanes>(
     unsafe {
         let done = match in_stride {
             1 => run.vectors::<L>(len),
-            // The constant lets the points' addresses be immediate offsets.
-            2 => run.strided::<L>(len, 2),
             s => run.strided::<L>(len, s as usize),
         };
         run.points(done..len, in_stride);
