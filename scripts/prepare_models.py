@@ -658,6 +658,9 @@ def main() -> None:
         source = MODELS / f"{model}.onnx"
         weights = out / f"{model}.weights"
         targets = [out / f"{model}_{'x'.join(map(str, shape))}.onnx" for shape in shapes]
+        # Shapes the manifest no longer names (the backends would run any file they find).
+        for stale in set(out.glob(f"{model}_*.onnx")) - set(targets):
+            stale.unlink()
         newest_input = max(source.stat().st_mtime, script_time)
         # The shapes share one weights file, so they are prepared together.
         if all(p.is_file() and p.stat().st_mtime >= newest_input for p in [weights, *targets]):

@@ -427,9 +427,6 @@ fn an_engine_whose_model_calls_answer_later_reads_as_one_answering_at_once() {
         fn has(&self, model: ModelKind) -> bool {
             self.cpu.has(model)
         }
-        fn batch_size(&self, model: ModelKind) -> usize {
-            self.cpu.batch_size(model)
-        }
         fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
             now(self.call(model, input))
         }

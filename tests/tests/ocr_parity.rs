@@ -7,11 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use docsift_ocr::{
-    Backend, Engine, ModelKind, Script, Tensor, TractBackend, WonnxBackend, bgr_tensor, decode_image, now,
+    Backend, Engine, ModelKind, Script, Tensor, TractBackend, WonnxBackend, decode_image, now, page_bands,
     rec_dictionary,
 };
 use docsift_tests::corpus;
-use image::imageops::{FilterType, resize};
 
 /// Largest absolute difference allowed per model output. Probabilities and logits of
 /// float32 networks of this depth differ by accumulated rounding only (measured ≤ 1e-4 on
@@ -66,12 +65,13 @@ fn prepared_in_tract(dir: &Path, kind: ModelKind, shape: &[usize]) -> TractBacke
     TractBackend::new(&[(kind, &bytes)]).expect("tract loads the prepared file")
 }
 
-/// A real page (tesseract's phototest) resized to the input shape.
+/// A real page (tesseract's phototest) resized to the input shape, a band of it per image
+/// of the batch (`page_bands`).
 fn page_input(corpus: &Path, shape: &[usize]) -> Tensor {
     let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
         .expect("decodes");
-    let (h, w) = (shape[2] as u32, shape[3] as u32);
-    bgr_tensor(&resize(&page, w, h, FilterType::Triangle), 1, w as usize, h as usize)
+    let shape: [usize; 4] = shape.try_into().expect("an N×C×H×W input");
+    page_bands(&page, shape).expect("resizes")
 }
 
 fn max_abs_diff(a: &[Tensor], b: &[Tensor]) -> f32 {

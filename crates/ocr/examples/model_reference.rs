@@ -1,10 +1,10 @@
 //! Writes a fixed model input and tract's output for it, the reference the browser's WebGPU
-//! parity test compares with: the page image resized to the input shape, run through the
-//! original (unprepared) model.
-//! `cargo run --release -p docsift-ocr --example model_reference -- MODELS_DIR rec 1x3x48x320 IMAGE OUT_DIR`
+//! parity test compares with: the page image resized to the input shape (a band of it per
+//! image of the batch, `page_bands`), run through the original (unprepared) model.
+//! `cargo run --release -p docsift-ocr --example model_reference -- MODELS_DIR rec 4x3x48x320 IMAGE OUT_DIR`
 //! → OUT_DIR/input.f32 and OUT_DIR/output.f32 (little-endian float32; first output).
 
-use docsift_ocr::{Backend, ModelKind, TractBackend, bgr_tensor, decode_image, resized};
+use docsift_ocr::{Backend, ModelKind, TractBackend, decode_image, page_bands};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,11 +16,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .find(|k| k.file_name().strip_suffix(".onnx") == Some(stem.as_str()))
         .ok_or("unknown model")?;
     let shape: Vec<usize> = shape.split('x').map(str::parse).collect::<Result<_, _>>()?;
+    let shape: [usize; 4] = shape.try_into().map_err(|_| "the shape is N×C×H×W")?;
     let bytes = std::fs::read(std::path::Path::new(models).join(kind.file_name()))?;
     let tract = TractBackend::new(&[(kind, &bytes)])?;
     let page = decode_image(&std::fs::read(image)?)?;
-    let (h, w) = (shape[2] as u32, shape[3] as u32);
-    let input = bgr_tensor(&resized(&page, w, h)?, 1, w as usize, h as usize);
+    let input = page_bands(&page, shape)?;
     let output = tract.run(kind, &input)?;
     let first = output.first().ok_or("no output")?;
     let le = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();

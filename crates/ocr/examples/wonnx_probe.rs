@@ -1,7 +1,8 @@
 //! Finds where wonnx departs from tract inside a prepared model: runs both with every
 //! `stride`-th node output as an extra output and prints the largest difference per tensor.
 //! `cargo run --release -p docsift-ocr --features wonnx --example wonnx_probe -- FILE.onnx [stride [IMAGE]]`
-//! (input: the image resized to the model's input, else a fixed pattern).
+//! (input: the image resized to the model's input, a band per image of the batch, else a
+//! fixed pattern).
 
 use std::collections::HashMap;
 
@@ -36,9 +37,8 @@ fn main() -> TractResult<()> {
     let data: Vec<f32> = match args.get(3) {
         Some(image) => {
             let img = docsift_ocr::decode_image(&std::fs::read(image)?)?;
-            let (h, w) = (shape[2] as u32, shape[3] as u32);
-            let img = image::imageops::resize(&img, w, h, image::imageops::FilterType::Triangle);
-            docsift_ocr::bgr_tensor(&img, 1, w as usize, h as usize).data
+            let nchw: [usize; 4] = shape.as_slice().try_into()?;
+            docsift_ocr::page_bands(&img, nchw)?.data
         }
         None => (0..n).map(|i| ((i * 7919 % 1000) as f32 / 500.0) - 1.0).collect(),
     };

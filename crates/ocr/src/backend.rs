@@ -30,7 +30,7 @@ impl ModelKind {
         }
     }
 
-    /// A prepared file's name (scripts/prepare_models.py), e.g. `rec_1x3x48x320.onnx`
+    /// A prepared file's name (scripts/prepare_models.py), e.g. `rec_4x3x48x320.onnx`
     /// → (Recognition, [1, 3, 48, 320]); the `.onnx` suffix is optional.
     pub fn parse_prepared(name: &str) -> Option<(ModelKind, Vec<usize>)> {
         let (stem, shape) = name.strip_suffix(".onnx").unwrap_or(name).split_once('_')?;
@@ -63,10 +63,9 @@ impl Tensor {
 pub trait Backend: Send + Sync {
     fn name(&self) -> &'static str;
     fn has(&self, model: ModelKind) -> bool;
-    /// Images per call that run fastest (a GPU wants many, a CPU runtime may want one).
-    fn batch_size(&self, model: ModelKind) -> usize;
-    /// The only input shapes a runtime with static graphs accepts, smallest first; None when
-    /// any shape runs.
+    /// The only input shapes a runtime with static graphs accepts, smallest first, batch
+    /// included (a call fills a shape's batch, with blank images where it has fewer); None
+    /// when any shape runs.
     fn fixed_shapes(&self, _model: ModelKind) -> Option<Vec<Vec<usize>>> {
         None
     }
@@ -125,10 +124,6 @@ impl Backend for Preferring {
         self.preferred.has(model) || self.fallback.has(model)
     }
 
-    fn batch_size(&self, model: ModelKind) -> usize {
-        if self.on_preferred(model) { self.preferred.batch_size(model) } else { self.fallback.batch_size(model) }
-    }
-
     fn fixed_shapes(&self, model: ModelKind) -> Option<Vec<Vec<usize>>> {
         if self.on_preferred(model) { self.preferred.fixed_shapes(model) } else { self.fallback.fixed_shapes(model) }
     }
@@ -169,9 +164,6 @@ mod tests {
         fn has(&self, model: ModelKind) -> bool {
             self.models.contains(&model)
         }
-        fn batch_size(&self, _: ModelKind) -> usize {
-            1
-        }
         fn run(&self, model: ModelKind, _: &Tensor) -> Result<Vec<Tensor>, OcrError> {
             if self.fails {
                 return Err(OcrError::Model { model, message: "device lost".into() });
@@ -193,9 +185,6 @@ mod tests {
         }
         fn has(&self, model: ModelKind) -> bool {
             self.0.has(model)
-        }
-        fn batch_size(&self, _: ModelKind) -> usize {
-            1
         }
         fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
             now(self.call(model, input))

@@ -199,6 +199,20 @@ pub fn bgr_tensor(img: &RgbImage, n: usize, w: usize, h: usize) -> Tensor {
     t
 }
 
+/// A model input of `shape` (N×C×H×W) made from a page, for checks that compare runtimes:
+/// the page resized to W × N·H, each image of the batch one band of it, so every image
+/// differs and a runtime that mixes a batch's images up is caught.
+pub fn page_bands(page: &RgbImage, shape: [usize; 4]) -> Result<Tensor, OcrError> {
+    let [n, _, h, w] = shape;
+    let bands = crate::raster::resized(page, w as u32, (n * h) as u32)?;
+    let mut t = Tensor::zeros(vec![n, 3, h, w]);
+    for (i, slot) in t.data.chunks_exact_mut(3 * h * w).enumerate() {
+        let band = image::imageops::crop_imm(&bands, 0, (i * h) as u32, w as u32, h as u32).to_image();
+        write_bgr(slot, &band, w, h);
+    }
+    Ok(t)
+}
+
 /// Writes `img` (at most w×h) into one NCHW slot, zero (grey after scaling) beyond it.
 pub fn write_bgr(slot: &mut [f32], img: &RgbImage, w: usize, h: usize) {
     let plane = w * h;
@@ -407,6 +421,20 @@ mod tests {
         let t = image_to_input(&RgbImage::new(500, 300), area, (w, h), None)?;
         assert_eq!(t.shape, vec![1, 3, h as usize, w as usize]);
         assert!(t.data.iter().all(|&v| v == -1.0));
+        Ok(())
+    }
+
+    #[test]
+    fn each_image_of_a_page_bands_batch_is_its_own_band_of_the_page() -> Result<(), OcrError> {
+        // Rows grow darker down the page: each band is a different grey.
+        let page = RgbImage::from_fn(40, 120, |_, y| image::Rgb([255 - 2 * y as u8; 3]));
+        let t = page_bands(&page, [3, 3, 8, 20])?;
+        assert_eq!(t.shape, vec![3, 3, 8, 20]);
+        let firsts: Vec<f32> = t.data.chunks_exact(3 * 8 * 20).map(|slot| slot[0]).collect();
+        assert!(firsts[0] > firsts[1] && firsts[1] > firsts[2], "{firsts:?}");
+        // One image: the page resized to the input.
+        let one = page_bands(&page, [1, 3, 8, 20])?;
+        assert_eq!(one.data, bgr_tensor(&crate::raster::resized(&page, 20, 8)?, 1, 20, 8).data);
         Ok(())
     }
 

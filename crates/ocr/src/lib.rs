@@ -24,7 +24,7 @@ mod webgpu;
 pub use image::RgbImage;
 
 pub use backend::{Backend, ModelCall, ModelKind, Preferring, Tensor, now, poll_once};
-pub use det::{DetParams, bgr_tensor};
+pub use det::{DetParams, bgr_tensor, page_bands};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
@@ -80,13 +80,20 @@ pub struct OcrLine {
 }
 
 /// Quads recognised in one model call, in an input `width` wide: detected lines, or marks
-/// beside them (`Engine::marks`).
+/// beside them (`Engine::marks`). The input holds `slots` lines, the quads first and blank
+/// lines after (a static shape's batch).
 #[derive(Clone, Debug)]
 pub struct Batch {
     quads: Vec<Quad>,
     marks: bool,
     width: usize,
+    slots: usize,
 }
+
+/// Lines per model call on a runtime without static shapes (tract): one, as tract's
+/// convolutions take 1.3–2× longer per line when lines are batched (rec 8×48×960: 188 ms
+/// per line, 1×48×960: 90 ms), cls 3× longer.
+const DYNAMIC_LINES_PER_CALL: usize = 1;
 
 /// The part of a page detection reads, the size the model sees it at, and the static
 /// input shape holding that (for a runtime that has them).
@@ -195,9 +202,9 @@ impl Engine {
     /// What detection with `p` reads of a page whose content lies in `content`.
     fn detection_input(&self, img: &RgbImage, content: det::Area, p: &DetParams) -> DetectionInput {
         let (area, size) = det::detection_area(content, img.width(), img.height(), p);
-        let canvas = self.backend.fixed_shapes(ModelKind::Detection).and_then(|shapes| {
-            fit_shape(&shapes, size.1 as usize, size.0 as usize).map(|(ch, cw)| (cw as u32, ch as u32))
-        });
+        let canvas = self
+            .static_input(ModelKind::Detection, size.1 as usize, size.0 as usize)
+            .map(|[_, _, ch, cw]| (cw as u32, ch as u32));
         DetectionInput { area, size: det::fitted_size(size, canvas), canvas }
     }
 
@@ -238,14 +245,14 @@ impl Engine {
         }
         let voters: Vec<Quad> = rec::orientation_voters(&quads).into_iter().map(|i| quads[i]).collect();
         let total = voters.len();
-        let per_call = self.backend.batch_size(ModelKind::Orientation).max(1);
+        let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
+        let slots = self.static_input(ModelKind::Orientation, h, w).map_or(DYNAMIC_LINES_PER_CALL, |[n, ..]| n);
         let mut upside_down: Vec<f32> = Vec::with_capacity(total);
-        for (b, batch) in voters.chunks(per_call).enumerate() {
-            if !progress(Step::Orientation { done: b * per_call, total }) {
+        for (b, batch) in voters.chunks(slots).enumerate() {
+            if !progress(Step::Orientation { done: b * slots, total }) {
                 return Err(OcrError::Cancelled);
             }
-            let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
-            let mut input = Tensor::zeros(vec![batch.len(), 3, h, w]);
+            let mut input = Tensor::zeros(vec![slots, 3, h, w]);
             for (i, q) in batch.iter().enumerate() {
                 let crop = rec::crop_quad(img, q, rec::scaled_width(q).min(w), h);
                 det::write_bgr(&mut input.data[i * 3 * h * w..(i + 1) * 3 * h * w], &crop, w, h);
@@ -270,28 +277,39 @@ impl Engine {
         marks::marks_beside_lines(img, quads)
     }
 
-    /// Detected lines and marks grouped for recognition calls: lines of one input width (the
-    /// backend's static shapes, else `rec::input_widths`), as many per call as it runs best.
+    /// The backend's static input shape (N, C, H, W) for `model` that holds an h×w input;
+    /// None for a runtime that runs any shape.
+    fn static_input(&self, model: ModelKind, h: usize, w: usize) -> Option<[usize; 4]> {
+        self.backend.fixed_shapes(model).and_then(|shapes| fit_shape(&shapes, h, w))
+    }
+
+    /// Detected lines and marks grouped for recognition calls: lines of one input width, as
+    /// many per call as the input holds (the backend's static shapes; else
+    /// `rec::input_widths` and `DYNAMIC_LINES_PER_CALL`).
     pub fn recognition_batches(&self, quads: &[Quad], marks: &[Quad]) -> Vec<Batch> {
-        let per_call = self.backend.batch_size(ModelKind::Recognition).max(1);
         let items: Vec<(bool, &Quad)> =
             quads.iter().map(|q| (false, q)).chain(marks.iter().map(|q| (true, q))).collect();
         let least: Vec<usize> = items.iter().map(|&(mark, q)| rec::least_width(q, mark)).collect();
-        let widths = match self.backend.fixed_shapes(ModelKind::Recognition) {
-            Some(shapes) => {
-                least.iter().map(|&w| fit_shape(&shapes, rec::LINE_HEIGHT, w).map_or(w, |(_, f)| f)).collect()
-            }
-            None => rec::input_widths(&least),
+        // Per item, (lines per call, input width).
+        let inputs: Vec<(usize, usize)> = match self.backend.fixed_shapes(ModelKind::Recognition) {
+            Some(shapes) => least
+                .iter()
+                .map(|&w| {
+                    fit_shape(&shapes, rec::LINE_HEIGHT, w).map_or((DYNAMIC_LINES_PER_CALL, w), |[n, .., f]| (n, f))
+                })
+                .collect(),
+            None => rec::input_widths(&least).into_iter().map(|w| (DYNAMIC_LINES_PER_CALL, w)).collect(),
         };
         let mut order: Vec<usize> = (0..items.len()).collect();
-        order.sort_by_key(|&i| (items[i].0, widths[i], rec::scaled_width(items[i].1)));
+        order.sort_by_key(|&i| (items[i].0, inputs[i].1, rec::scaled_width(items[i].1)));
         order
-            .chunk_by(|&a, &b| (items[a].0, widths[a]) == (items[b].0, widths[b]))
-            .flat_map(|group| group.chunks(per_call))
+            .chunk_by(|&a, &b| (items[a].0, inputs[a].1) == (items[b].0, inputs[b].1))
+            .flat_map(|group| group.chunks(inputs[group[0]].0.max(1)))
             .map(|c| Batch {
                 quads: c.iter().map(|&i| *items[i].1).collect(),
                 marks: items[c[0]].0,
-                width: widths[c[0]],
+                width: inputs[c[0]].1,
+                slots: inputs[c[0]].0.max(1),
             })
             .collect()
     }
@@ -314,7 +332,7 @@ impl Engine {
         let (h, w) = (rec::LINE_HEIGHT, batch.width);
         // Lines wider than the batch's input (the widest prepared shape) are squeezed into it.
         let widths: Vec<usize> = quads.iter().map(|q| rec::scaled_width(q).min(w)).collect();
-        let mut input = Tensor::zeros(vec![quads.len(), 3, h, w]);
+        let mut input = Tensor::zeros(vec![batch.slots, 3, h, w]);
         for (slot, q) in quads.iter().enumerate() {
             let mut crop = rec::crop_quad(img, q, widths[slot], h);
             rec::erase_neighbour_ink(&mut crop);
@@ -386,13 +404,10 @@ pub fn cpu_backend(files: &[(ModelKind, &[u8])], script: Script) -> Result<(Trac
 
 /// Of a runtime's static input shapes (N×C×H×W), the smallest that holds h×w, else the
 /// largest (the input is then shrunk into it); None when there are none.
-fn fit_shape(shapes: &[Vec<usize>], h: usize, w: usize) -> Option<(usize, usize)> {
-    let sizes = shapes.iter().filter_map(|s| match s.as_slice() {
-        &[_, _, sh, sw] => Some((sh, sw)),
-        _ => None,
-    });
-    let area = |&(sh, sw): &(usize, usize)| sh * sw;
-    sizes.clone().filter(|&(sh, sw)| sh >= h && sw >= w).min_by_key(area).or_else(|| sizes.max_by_key(area))
+fn fit_shape(shapes: &[Vec<usize>], h: usize, w: usize) -> Option<[usize; 4]> {
+    let sizes = shapes.iter().filter_map(|s| <[usize; 4]>::try_from(s.as_slice()).ok());
+    let area = |&[_, _, sh, sw]: &[usize; 4]| sh * sw;
+    sizes.clone().filter(|&[_, _, sh, sw]| sh >= h && sw >= w).min_by_key(area).or_else(|| sizes.max_by_key(area))
 }
 
 /// Places each decoded character on the line: CTC step t covers input columns
@@ -431,12 +446,64 @@ fn decoded_to_line(
 mod tests {
     use super::*;
 
+    use std::sync::{Arc, Mutex};
+
     #[test]
     fn fixed_shapes_pick_the_smallest_that_holds_the_input_else_the_largest() {
-        let shapes = vec![vec![1, 3, 48, 320], vec![1, 3, 48, 640], vec![1, 3, 48, 1600]];
-        assert_eq!(fit_shape(&shapes, 48, 300), Some((48, 320)));
-        assert_eq!(fit_shape(&shapes, 48, 480), Some((48, 640)));
-        assert_eq!(fit_shape(&shapes, 48, 2400), Some((48, 1600)));
+        let shapes = vec![vec![4, 3, 48, 320], vec![4, 3, 48, 640], vec![1, 3, 48, 1600]];
+        assert_eq!(fit_shape(&shapes, 48, 300), Some([4, 3, 48, 320]));
+        assert_eq!(fit_shape(&shapes, 48, 480), Some([4, 3, 48, 640]));
+        assert_eq!(fit_shape(&shapes, 48, 2400), Some([1, 3, 48, 1600]));
         assert_eq!(fit_shape(&[], 48, 320), None);
+    }
+
+    /// Static recognition shapes; answers blank lines and keeps the input shapes it was given.
+    struct StaticShapes {
+        shapes: Vec<Vec<usize>>,
+        classes: usize,
+        inputs: Arc<Mutex<Vec<Vec<usize>>>>,
+    }
+
+    impl Backend for StaticShapes {
+        fn name(&self) -> &'static str {
+            "static"
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            model == ModelKind::Recognition
+        }
+        fn fixed_shapes(&self, _: ModelKind) -> Option<Vec<Vec<usize>>> {
+            Some(self.shapes.clone())
+        }
+        fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            self.inputs.lock().unwrap().push(input.shape.clone());
+            if !self.shapes.contains(&input.shape) {
+                return Err(OcrError::Model { model, message: format!("no shape {:?}", input.shape) });
+            }
+            let (n, steps) = (input.shape[0], input.shape[3] / 8);
+            let mut out = Tensor::zeros(vec![n, steps, self.classes]);
+            // Every step blank.
+            out.data.chunks_mut(self.classes).for_each(|p| p[0] = 1.0);
+            Ok(vec![out])
+        }
+    }
+
+    #[test]
+    fn static_shapes_batch_lines_by_width_and_fill_each_batch_with_blank_lines() {
+        let dictionary = "a\nb\n";
+        let classes = rec::classes(dictionary).len();
+        let shapes = vec![vec![4, 3, 48, 320], vec![2, 3, 48, 640]];
+        let inputs = Arc::new(Mutex::new(Vec::new()));
+        let backend = StaticShapes { shapes: shapes.clone(), classes, inputs: inputs.clone() };
+        let engine = Engine::new(Box::new(backend), dictionary, Script::All);
+        let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 48.0], [0.0, 48.0]]);
+        // Five lines that fit 320 columns, three that need 640.
+        let quads: Vec<Quad> = [100.0, 600.0, 200.0, 300.0, 500.0, 250.0, 120.0, 630.0].map(line).to_vec();
+        let batches = engine.recognition_batches(&quads, &[]);
+        let calls: Vec<(usize, usize, usize)> = batches.iter().map(|b| (b.width, b.quads.len(), b.slots)).collect();
+        assert_eq!(calls, [(320, 4, 4), (320, 1, 4), (640, 2, 2), (640, 1, 2)]);
+        for b in &batches {
+            assert!(now(engine.recognize_batch(&RgbImage::new(700, 48), b)).expect("runs").is_empty());
+        }
+        assert_eq!(*inputs.lock().unwrap(), [0, 0, 1, 1].map(|i| shapes[i].clone()));
     }
 }

@@ -166,12 +166,6 @@ impl Backend for TractBackend {
         self.models.contains_key(&model)
     }
 
-    /// One: measured here, tract's convolutions take 1.3–2× longer per line when lines
-    /// are batched (rec 8×48×960: 188 ms per line, 1×48×960: 90 ms), cls 3× longer.
-    fn batch_size(&self, _: ModelKind) -> usize {
-        1
-    }
-
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
         if let (ModelKind::Detection, Some(turned), &[_, _, h, w]) =
             (model, &self.turned_detection, input.shape.as_slice())

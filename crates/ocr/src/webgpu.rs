@@ -103,12 +103,6 @@ impl Backend for WonnxBackend {
         self.models.contains_key(&model)
     }
 
-    /// The prepared files have batch 1 (a GPU would want more; the width buckets already
-    /// keep each call wide).
-    fn batch_size(&self, _: ModelKind) -> usize {
-        1
-    }
-
     fn fixed_shapes(&self, model: ModelKind) -> Option<Vec<Vec<usize>>> {
         Some(self.shapes(model))
     }

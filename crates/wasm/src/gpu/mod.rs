@@ -34,7 +34,7 @@ pub struct GpuBackend<T> {
 }
 
 impl<T: Transport> GpuBackend<T> {
-    /// `files`: prepared file names (`rec_1x3x48x320.onnx`, ...), as served to the GPU worker.
+    /// `files`: prepared file names (`rec_4x3x48x320.onnx`, ...), as served to the GPU worker.
     pub fn new(files: &[String], transport: T) -> Self {
         let mut shapes: HashMap<ModelKind, Vec<Vec<usize>>> = HashMap::new();
         for (kind, shape) in files.iter().filter_map(|f| ModelKind::parse_prepared(f)) {
@@ -55,11 +55,6 @@ impl<T: Transport> Backend for GpuBackend<T> {
 
     fn has(&self, model: ModelKind) -> bool {
         self.shapes.contains_key(&model)
-    }
-
-    /// The prepared files have batch 1.
-    fn batch_size(&self, _: ModelKind) -> usize {
-        1
     }
 
     fn fixed_shapes(&self, model: ModelKind) -> Option<Vec<Vec<usize>>> {
