@@ -4,9 +4,15 @@
 //! Why: tract's wasm kernel keeps all 16 accumulators of the tile live through the inner
 //! loop, as many vector registers as V8 has on x86-64, so the engine spills inside it. This
 //! one runs the tile's product in two passes of four rows (8 accumulators, A read by
-//! `v128.load32_splat`, B's panel read twice from cache). The products are 69% of a page's
-//! OCR time in wasm; with this kernel the single-threaded OCR build reads the three bench
-//! scans in Chromium 156 in 9.6 s instead of 14.1 s (same machine, interleaved runs; 10.3 s
+//! `v128.load32_splat`, B's panel read twice from cache). The whole tile program (clear,
+//! product, fused ops, store) runs once per pass, so those accumulators stay in registers
+//! from the clear to the store; a whole tile's sixteen went through memory between the
+//! operations (a tile of depth 32, on its own, spent as long on that as on its products).
+//! Detection's products at 1248×1600 take 433–516 ms so instead of 573–577 ms, and
+//! recognition's at width 800 36–39 ms instead of 42–44 ms (wasm32-wasip1 builds in Node
+//! 20, per-node times, two alternating runs). The products are 69% of a page's OCR time in
+//! wasm; with this kernel the single-threaded OCR build reads the three bench scans in
+//! Chromium 156 in 9.6 s instead of 14.1 s (same machine, interleaved runs; 10.3 s
 //! with 4×8 tiles, whose twice as many kernel calls cost tract a tenth of the time). Same
 //! multiply-adds in the same order (no fused multiply-add), so results are bit-identical to
 //! tract's kernel; the builds with relaxed SIMD use `f32x4.relaxed_madd` instead, which the
@@ -90,14 +96,16 @@ trait Lanes: Copy {
     fn leaky(self, alpha: Self) -> Self;
 }
 
-/// The accumulators: row `r` is `acc[2r]` (columns 0–3) and `acc[2r + 1]` (columns 4–7).
-type Tile<L> = [L; MR * 2];
+/// A pass's accumulators: row `r` of the pass is `acc[2r]` (columns 0–3) and `acc[2r + 1]`
+/// (columns 4–7).
+type PassAcc<L> = [L; PASS_ROWS * 2];
 
-/// `acc = f(operand of its row or column, acc)` over the tile, the argument order of tract's
-/// fused ops (a `Sub` is operand − acc, a `SubF` acc − operand).
-fn each<L: Lanes>(acc: &mut Tile<L>, operand: impl Fn(usize) -> L, f: impl Fn(L, L) -> L) {
-    for (i, a) in acc.iter_mut().enumerate() {
-        *a = f(operand(i), *a);
+/// `acc = f(operand of its row or column, acc)` over a pass, the argument order of tract's
+/// fused ops (a `Sub` is operand − acc, a `SubF` acc − operand); `operand` takes the
+/// accumulator's index in the whole tile (row i/2, columns (i % 2)·4…).
+fn each<L: Lanes>(acc: &mut PassAcc<L>, pass: usize, operand: impl Fn(usize) -> L, f: impl Fn(L, L) -> L) {
+    for (j, a) in acc.iter_mut().enumerate() {
+        *a = f(operand(pass * PASS_ROWS * 2 + j), *a);
     }
 }
 
@@ -141,60 +149,82 @@ unsafe fn tile_store<L: Lanes>(tile: &OutputStoreKer, i: usize, v: L) {
 }
 
 /// Runs one tile program; non-zero for an operation this kernel does not implement (tract
-/// then fails the product rather than computing it wrong).
+/// then fails the product rather than computing it wrong). Every operation acts on each
+/// accumulator alone, so the whole program runs once per pass of four rows: a pass's eight
+/// accumulators stay in registers from the clear to the store (B's panel is read once per
+/// pass, from cache). A whole tile's sixteen do not fit V8's registers, and went through
+/// memory between the operations.
 ///
 /// # Safety
 /// `specs` is a program tract built for an 8×8 f32 kernel: its pointers address the packed
 /// panels, per-row/per-column operands and tiles it describes, and it ends with `Done`.
 unsafe fn run_tile<L: Lanes>(specs: *const FusedKerSpec<f32>) -> isize {
-    let mut acc: Tile<L> = [L::splat(0.0); MR * 2];
+    for pass in 0..MR / PASS_ROWS {
+        let status = unsafe { run_pass::<L>(specs, pass) };
+        if status != 0 {
+            return status;
+        }
+    }
+    0
+}
+
+/// `run_tile` on the rows of one pass.
+///
+/// # Safety
+/// As `run_tile`.
+#[inline(always)]
+unsafe fn run_pass<L: Lanes>(specs: *const FusedKerSpec<f32>, pass: usize) -> isize {
+    let mut acc: PassAcc<L> = [L::splat(0.0); PASS_ROWS * 2];
+    let first = pass * PASS_ROWS * 2;
     let mut pnl = specs;
     unsafe {
         loop {
             match *pnl {
                 FusedKerSpec::Done => return 0,
-                FusedKerSpec::Clear => acc = [L::splat(0.0); MR * 2],
+                FusedKerSpec::Clear => acc = [L::splat(0.0); PASS_ROWS * 2],
                 FusedKerSpec::LoadTile(_col_major, row_major) => {
-                    for (i, a) in acc.iter_mut().enumerate() {
-                        *a = L::load(row_major.add(i * 4));
+                    for (j, a) in acc.iter_mut().enumerate() {
+                        *a = L::load(row_major.add((first + j) * 4));
                     }
                 }
-                FusedKerSpec::ScalarMin(s) => each(&mut acc, |_| L::splat(s), L::min),
-                FusedKerSpec::ScalarMax(s) => each(&mut acc, |_| L::splat(s), L::max),
-                FusedKerSpec::ScalarAdd(s) => each(&mut acc, |_| L::splat(s), L::add),
-                FusedKerSpec::ScalarMul(s) => each(&mut acc, |_| L::splat(s), L::mul),
-                FusedKerSpec::ScalarSub(s) => each(&mut acc, |_| L::splat(s), L::sub),
-                FusedKerSpec::ScalarSubF(s) => each(&mut acc, |_| L::splat(s), |s, a| a.sub(s)),
-                FusedKerSpec::LeakyRelu(alpha) => each(&mut acc, |_| L::splat(alpha), |s, a| a.leaky(s)),
-                FusedKerSpec::PerRowMin(p) => each(&mut acc, |i| L::load_splat(p.add(i / 2)), L::min),
-                FusedKerSpec::PerRowMax(p) => each(&mut acc, |i| L::load_splat(p.add(i / 2)), L::max),
-                FusedKerSpec::PerRowAdd(p) => each(&mut acc, |i| L::load_splat(p.add(i / 2)), L::add),
-                FusedKerSpec::PerRowMul(p) => each(&mut acc, |i| L::load_splat(p.add(i / 2)), L::mul),
-                FusedKerSpec::PerRowSub(p) => each(&mut acc, |i| L::load_splat(p.add(i / 2)), L::sub),
-                FusedKerSpec::PerRowSubF(p) => each(&mut acc, |i| L::load_splat(p.add(i / 2)), |s, a| a.sub(s)),
-                FusedKerSpec::PerColMin(p) => each(&mut acc, |i| L::load(p.add(i % 2 * 4)), L::min),
-                FusedKerSpec::PerColMax(p) => each(&mut acc, |i| L::load(p.add(i % 2 * 4)), L::max),
-                FusedKerSpec::PerColAdd(p) => each(&mut acc, |i| L::load(p.add(i % 2 * 4)), L::add),
-                FusedKerSpec::PerColMul(p) => each(&mut acc, |i| L::load(p.add(i % 2 * 4)), L::mul),
-                FusedKerSpec::PerColSub(p) => each(&mut acc, |i| L::load(p.add(i % 2 * 4)), L::sub),
-                FusedKerSpec::PerColSubF(p) => each(&mut acc, |i| L::load(p.add(i % 2 * 4)), |s, a| a.sub(s)),
+                FusedKerSpec::ScalarMin(s) => each(&mut acc, pass, |_| L::splat(s), L::min),
+                FusedKerSpec::ScalarMax(s) => each(&mut acc, pass, |_| L::splat(s), L::max),
+                FusedKerSpec::ScalarAdd(s) => each(&mut acc, pass, |_| L::splat(s), L::add),
+                FusedKerSpec::ScalarMul(s) => each(&mut acc, pass, |_| L::splat(s), L::mul),
+                FusedKerSpec::ScalarSub(s) => each(&mut acc, pass, |_| L::splat(s), L::sub),
+                FusedKerSpec::ScalarSubF(s) => each(&mut acc, pass, |_| L::splat(s), |s, a| a.sub(s)),
+                FusedKerSpec::LeakyRelu(alpha) => each(&mut acc, pass, |_| L::splat(alpha), |s, a| a.leaky(s)),
+                FusedKerSpec::PerRowMin(p) => each(&mut acc, pass, |i| L::load_splat(p.add(i / 2)), L::min),
+                FusedKerSpec::PerRowMax(p) => each(&mut acc, pass, |i| L::load_splat(p.add(i / 2)), L::max),
+                FusedKerSpec::PerRowAdd(p) => each(&mut acc, pass, |i| L::load_splat(p.add(i / 2)), L::add),
+                FusedKerSpec::PerRowMul(p) => each(&mut acc, pass, |i| L::load_splat(p.add(i / 2)), L::mul),
+                FusedKerSpec::PerRowSub(p) => each(&mut acc, pass, |i| L::load_splat(p.add(i / 2)), L::sub),
+                FusedKerSpec::PerRowSubF(p) => each(&mut acc, pass, |i| L::load_splat(p.add(i / 2)), |s, a| a.sub(s)),
+                FusedKerSpec::PerColMin(p) => each(&mut acc, pass, |i| L::load(p.add(i % 2 * 4)), L::min),
+                FusedKerSpec::PerColMax(p) => each(&mut acc, pass, |i| L::load(p.add(i % 2 * 4)), L::max),
+                FusedKerSpec::PerColAdd(p) => each(&mut acc, pass, |i| L::load(p.add(i % 2 * 4)), L::add),
+                FusedKerSpec::PerColMul(p) => each(&mut acc, pass, |i| L::load(p.add(i % 2 * 4)), L::mul),
+                FusedKerSpec::PerColSub(p) => each(&mut acc, pass, |i| L::load(p.add(i % 2 * 4)), L::sub),
+                FusedKerSpec::PerColSubF(p) => each(&mut acc, pass, |i| L::load(p.add(i % 2 * 4)), |s, a| a.sub(s)),
                 FusedKerSpec::AddRowColProducts(rows, cols) => {
                     let (lo, hi) = (L::load(cols), L::load(cols.add(4)));
-                    for r in 0..MR {
-                        let s = L::load_splat(rows.add(r));
+                    for r in 0..PASS_ROWS {
+                        let s = L::load_splat(rows.add(pass * PASS_ROWS + r));
                         acc[2 * r] = acc[2 * r].mul_add(s, lo);
                         acc[2 * r + 1] = acc[2 * r + 1].mul_add(s, hi);
                     }
                 }
                 // Only f32 tiles: a program asking for another item size fails.
                 FusedKerSpec::AddUnicast(tile) | FusedKerSpec::Store(tile) if tile.item_size != 4 => return 1,
-                FusedKerSpec::AddUnicast(tile) => each(&mut acc, |i| tile_load(&tile, i), L::add),
+                FusedKerSpec::AddUnicast(tile) => each(&mut acc, pass, |i| tile_load(&tile, i), L::add),
                 FusedKerSpec::Store(tile) => {
-                    for (i, v) in acc.iter().enumerate() {
-                        tile_store(&tile, i, *v);
+                    for (j, v) in acc.iter().enumerate() {
+                        tile_store(&tile, first + j, *v);
                     }
                 }
-                FusedKerSpec::AddMatMul { k, pa, pb, packing: 0 } => add_mat_mul(&mut acc, k, pa as _, pb as _),
+                FusedKerSpec::AddMatMul { k, pa, pb, packing: 0 } => {
+                    add_mat_mul(&mut acc, k, (pa as *const f32).add(pass * PASS_ROWS), pb as _)
+                }
                 // Quantised and mixed-precision programs are never given to an f32 kernel.
                 FusedKerSpec::AddMatMul { .. }
                 | FusedKerSpec::QScale(..)
@@ -206,34 +236,29 @@ unsafe fn run_tile<L: Lanes>(specs: *const FusedKerSpec<f32>) -> isize {
     }
 }
 
-/// acc += A·B over `k`: A packed k×8, B packed k×8 (two vectors), in passes of four rows
-/// so that a pass's eight accumulators stay in registers (B's panel is read once per pass,
-/// from cache).
+/// acc += A·B over `k` for a pass's four rows: A packed k×8 (`a` at the pass's first row),
+/// B packed k×8 (two vectors).
 ///
 /// # Safety
-/// `a` and `b` hold 8k f32 each.
+/// `a` and `b` address 8k f32 each from a panel's start (`a` offset by under 8).
 #[inline(always)]
-unsafe fn add_mat_mul<L: Lanes>(acc: &mut Tile<L>, k: usize, a: *const f32, b: *const f32) {
-    for pass in 0..MR / PASS_ROWS {
-        let rows = &mut acc[pass * PASS_ROWS * 2..(pass + 1) * PASS_ROWS * 2];
-        let [mut c0, mut c1, mut c2, mut c3, mut c4, mut c5, mut c6, mut c7] =
-            [0, 1, 2, 3, 4, 5, 6, 7].map(|i| rows[i]);
-        for i in 0..k {
-            unsafe {
-                let (lo, hi) = (L::load(b.add(NR * i)), L::load(b.add(NR * i + 4)));
-                let ai = a.add(MR * i + pass * PASS_ROWS);
-                let s = L::load_splat(ai);
-                (c0, c1) = (c0.mul_add(s, lo), c1.mul_add(s, hi));
-                let s = L::load_splat(ai.add(1));
-                (c2, c3) = (c2.mul_add(s, lo), c3.mul_add(s, hi));
-                let s = L::load_splat(ai.add(2));
-                (c4, c5) = (c4.mul_add(s, lo), c5.mul_add(s, hi));
-                let s = L::load_splat(ai.add(3));
-                (c6, c7) = (c6.mul_add(s, lo), c7.mul_add(s, hi));
-            }
+unsafe fn add_mat_mul<L: Lanes>(acc: &mut PassAcc<L>, k: usize, a: *const f32, b: *const f32) {
+    let [mut c0, mut c1, mut c2, mut c3, mut c4, mut c5, mut c6, mut c7] = *acc;
+    for i in 0..k {
+        unsafe {
+            let (lo, hi) = (L::load(b.add(NR * i)), L::load(b.add(NR * i + 4)));
+            let ai = a.add(MR * i);
+            let s = L::load_splat(ai);
+            (c0, c1) = (c0.mul_add(s, lo), c1.mul_add(s, hi));
+            let s = L::load_splat(ai.add(1));
+            (c2, c3) = (c2.mul_add(s, lo), c3.mul_add(s, hi));
+            let s = L::load_splat(ai.add(2));
+            (c4, c5) = (c4.mul_add(s, lo), c5.mul_add(s, hi));
+            let s = L::load_splat(ai.add(3));
+            (c6, c7) = (c6.mul_add(s, lo), c7.mul_add(s, hi));
         }
-        rows.copy_from_slice(&[c0, c1, c2, c3, c4, c5, c6, c7]);
     }
+    *acc = [c0, c1, c2, c3, c4, c5, c6, c7];
 }
 
 /// Four output channels of a convolution along a row, as tract's `ConvW4F32` describes it:
