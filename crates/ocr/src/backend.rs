@@ -31,7 +31,7 @@ impl ModelKind {
     }
 
     /// A prepared file's name (scripts/prepare_models.py), e.g. `rec_4x3x48x320.onnx`
-    /// → (Recognition, [1, 3, 48, 320]); the `.onnx` suffix is optional.
+    /// → (Recognition, [4, 3, 48, 320]); the `.onnx` suffix is optional.
     pub fn parse_prepared(name: &str) -> Option<(ModelKind, Vec<usize>)> {
         let (stem, shape) = name.strip_suffix(".onnx").unwrap_or(name).split_once('_')?;
         let kind = ModelKind::ALL.into_iter().find(|k| k.file_name().strip_suffix(".onnx") == Some(stem))?;

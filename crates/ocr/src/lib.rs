@@ -246,7 +246,7 @@ impl Engine {
         let voters: Vec<Quad> = rec::orientation_voters(&quads).into_iter().map(|i| quads[i]).collect();
         let total = voters.len();
         let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
-        let slots = self.static_input(ModelKind::Orientation, h, w).map_or(DYNAMIC_LINES_PER_CALL, |[n, ..]| n);
+        let slots = self.static_input(ModelKind::Orientation, h, w).map_or(DYNAMIC_LINES_PER_CALL, |[n, ..]| n).max(1);
         let mut upside_down: Vec<f32> = Vec::with_capacity(total);
         for (b, batch) in voters.chunks(slots).enumerate() {
             if !progress(Step::Orientation { done: b * slots, total }) {
