@@ -246,7 +246,7 @@ impl Engine {
         let voters: Vec<Quad> = rec::orientation_voters(&quads).into_iter().map(|i| quads[i]).collect();
         let total = voters.len();
         let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
-        let slots = self.static_input(ModelKind::Orientation, h, w).map_or(DYNAMIC_LINES_PER_CALL, |[n, ..]| n).max(1);
+        let slots = self.static_input(ModelKind::Orientation, h, w).map_or(DYNAMIC_LINES_PER_CALL, |[n, ..]| n.max(1));
         let mut upside_down: Vec<f32> = Vec::with_capacity(total);
         for (b, batch) in voters.chunks(slots).enumerate() {
             if !progress(Step::Orientation { done: b * slots, total }) {
@@ -295,7 +295,8 @@ impl Engine {
             Some(shapes) => least
                 .iter()
                 .map(|&w| {
-                    fit_shape(&shapes, rec::LINE_HEIGHT, w).map_or((DYNAMIC_LINES_PER_CALL, w), |[n, .., f]| (n, f))
+                    fit_shape(&shapes, rec::LINE_HEIGHT, w)
+                        .map_or((DYNAMIC_LINES_PER_CALL, w), |[n, .., f]| (n.max(1), f))
                 })
                 .collect(),
             None => rec::input_widths(&least).into_iter().map(|w| (DYNAMIC_LINES_PER_CALL, w)).collect(),
@@ -304,12 +305,12 @@ impl Engine {
         order.sort_by_key(|&i| (items[i].0, inputs[i].1, rec::scaled_width(items[i].1)));
         order
             .chunk_by(|&a, &b| (items[a].0, inputs[a].1) == (items[b].0, inputs[b].1))
-            .flat_map(|group| group.chunks(inputs[group[0]].0.max(1)))
+            .flat_map(|group| group.chunks(inputs[group[0]].0))
             .map(|c| Batch {
                 quads: c.iter().map(|&i| *items[i].1).collect(),
                 marks: items[c[0]].0,
                 width: inputs[c[0]].1,
-                slots: inputs[c[0]].0.max(1),
+                slots: inputs[c[0]].0,
             })
             .collect()
     }
