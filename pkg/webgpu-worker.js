@@ -14,6 +14,29 @@ import { fetchModel } from './models.js';
  */
 const REMOVED_LIMITS = ['maxInterStageShaderComponents'];
 
+/**
+ * Bytes added past the end of every storage buffer, whose size is first rounded up to whole
+ * vec4s. wonnx's elementwise and matrix shaders have no bounds check, and past 65,535
+ * workgroups it widens its workgroups: where the wider one does not divide a tensor, up to
+ * 255 invocations run past the tensor's end. Native drivers drop those writes; browsers'
+ * WebGPU clamps an out-of-range index onto the binding's last element, so they overwrote a
+ * tensor's last value (in Chromium, recognition's last step came out 0.18 off at 640
+ * columns and 3.5 off in a batch of 4 lines at 320). With one vec4 past the end, they land
+ * there.
+ */
+const STORAGE_SLACK = 16;
+const VEC4_BYTES = 16;
+
+if (self.GPUDevice && !self.GPUDevice.prototype.__docsiftPatched) {
+  const createBuffer = self.GPUDevice.prototype.createBuffer;
+  self.GPUDevice.prototype.createBuffer = function (descriptor) {
+    if (!(descriptor.usage & self.GPUBufferUsage.STORAGE)) return createBuffer.call(this, descriptor);
+    const size = Math.ceil(descriptor.size / VEC4_BYTES) * VEC4_BYTES + STORAGE_SLACK;
+    return createBuffer.call(this, { ...descriptor, size });
+  };
+  self.GPUDevice.prototype.__docsiftPatched = true;
+}
+
 if (self.GPUAdapter && !self.GPUAdapter.prototype.__docsiftPatched) {
   const requestDevice = self.GPUAdapter.prototype.requestDevice;
   self.GPUAdapter.prototype.requestDevice = function (descriptor = {}) {

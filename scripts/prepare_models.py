@@ -37,6 +37,28 @@ MATMUL_MULTIPLE = 4
 # (MINIMUM_BUFFER_SIZE_BYTES in its gpu.rs).
 WONNX_MIN_BUFFER_BYTES = 64
 
+# WebGPU's limit on workgroups along one dimension; past it wonnx widens its workgroups.
+MAX_WORKGROUPS = 65535
+
+
+def dispatched(items: int) -> int:
+    """The invocations wonnx runs for `items` along one dimension: whole workgroups of
+    ceil(items / 65,535), so up to one workgroup less one past the end."""
+    if items <= MAX_WORKGROUPS:
+        return items
+    width = -(-items // MAX_WORKGROUPS)
+    return -(-items // width) * width
+
+
+def gather_overruns_rows(node, shapes) -> bool:
+    """Whether wonnx's Gather copies past a row: it runs one invocation per chunk (4, 2 or 1
+    floats) of an index's row, unguarded, so invocations past a row's end write into the next
+    row. Past a tensor's end the WebGPU worker's buffer slack takes such writes; inside it,
+    nothing can."""
+    row = int(np.prod(shapes[node.input[0]][1:]))
+    chunks = row // math.gcd(row, 4)
+    return dispatched(chunks) != chunks
+
 
 def is_static(vi: onnx.ValueInfoProto) -> bool:
     t = vi.type.tensor_type
@@ -604,6 +626,8 @@ def check(graph: Graph) -> onnx.ModelProto:
                 sys.exit(f"prepare: {node.op_type} {node.name} over axes {axes} of rank {rank}")
         if node.op_type == "Cast":
             sys.exit("prepare: a Cast on data is left")
+        if node.op_type == "Gather" and gather_overruns_rows(node, shapes):
+            sys.exit(f"prepare: Gather {node.name} copies rows of {shapes[node.input[0]][1:]} past their ends")
         if reads_past_weight(graph, node, shapes):
             sys.exit(f"prepare: {node.op_type} {node.name} reads past the end of a weight")
     return model
