@@ -740,32 +740,59 @@ fn units_to_samples(strips: &[Option<&[u8]>], u: YcbcrUnits) -> (Vec<u8>, Option
 const LAB_WHITE: [f32; 2] = [0.950_47, 1.088_83];
 
 /// An L*a*b* page whose photometric tag now reads grey or RGB -> sRGB. `offset`: a* and b*
-/// stored plus 128 (ICC L*a*b*), else as signed bytes (CIE L*a*b*).
+/// stored plus half their range (ICC L*a*b*), else signed (CIE L*a*b*). 8-bit samples hold
+/// L* over 255 and a*, b* in units; 16-bit ones L* over 65,535 and a*, b* in 256ths (TIFF 6.0
+/// section 23; Adobe TIFF Technote 4).
 fn lab_page(file: &[u8], offset: bool) -> Result<(DynamicImage, Option<String>), OcrError> {
     let mut decoder = Decoder::new(Cursor::new(file)).map_err(tiff_error)?;
     let (width, height) = page_size(&mut decoder)?;
     let channels = match decoder.colortype().map_err(tiff_error)? {
-        tiff::ColorType::Gray(8) => 1,
-        tiff::ColorType::RGB(8) => 3,
-        tiff::ColorType::RGBA(8) => 4,
+        tiff::ColorType::Gray(8 | 16) => 1,
+        tiff::ColorType::RGB(8 | 16) => 3,
+        tiff::ColorType::RGBA(8 | 16) => 4,
         other => return Err(OcrError::Image(format!("TIFF L*a*b*: {other:?} samples are not read"))),
     };
-    let DecodingResult::U8(samples) = decoder.read_image().map_err(tiff_error)? else {
-        return Err(OcrError::Image("TIFF L*a*b*: only 8-bit samples are read".into()));
+    let rgb = match decoder.read_image().map_err(tiff_error)? {
+        DecodingResult::U8(samples) => lab_samples_to_srgb(
+            &samples,
+            channels,
+            |v| f32::from(v) * 100.0 / 255.0,
+            |v| {
+                if offset { f32::from(v) - 128.0 } else { f32::from(v as i8) }
+            },
+        ),
+        DecodingResult::U16(samples) => lab_samples_to_srgb(
+            &samples,
+            channels,
+            |v| f32::from(v) * 100.0 / 65_535.0,
+            |v| {
+                if offset { f32::from(v) / 256.0 - 128.0 } else { f32::from(v as i16) / 256.0 }
+            },
+        ),
+        _ => return Err(OcrError::Image("TIFF L*a*b*: only 8- and 16-bit samples are read".into())),
     };
-    let lightness = |byte: u8| f32::from(byte) * 100.0 / 255.0;
-    let ab = |byte: u8| if offset { f32::from(byte) - 128.0 } else { f32::from(byte as i8) };
-    // Lightness alone has 256 colours: converted once each.
-    let greys: [[u8; 3]; 256] = std::array::from_fn(|l| lab_to_srgb(lightness(l as u8), 0.0, 0.0));
-    let rgb = samples
-        .chunks_exact(channels)
-        .flat_map(|p| {
-            if channels == 1 { greys[usize::from(p[0])] } else { lab_to_srgb(lightness(p[0]), ab(p[1]), ab(p[2])) }
-        })
-        .collect();
     let image = RgbImage::from_raw(width, height, rgb)
         .ok_or_else(|| OcrError::Image("TIFF L*a*b*: fewer pixels than the page holds".into()))?;
     Ok((DynamicImage::ImageRgb8(image), None))
+}
+
+/// L*a*b* samples, `channels` a pixel (L* alone, or L*, a*, b* and any extra) -> sRGB bytes;
+/// `lightness` and `chroma` read one sample as L* and as a* or b*.
+fn lab_samples_to_srgb<T: Copy + Into<u32>>(
+    samples: &[T],
+    channels: usize,
+    lightness: impl Fn(T) -> f32,
+    chroma: impl Fn(T) -> f32,
+) -> Vec<u8> {
+    if channels == 1 {
+        // Lightness alone has one colour per sample value: each converted once.
+        let mut greys: Vec<Option<[u8; 3]>> = vec![None; 1 << (8 * std::mem::size_of::<T>())];
+        return samples
+            .iter()
+            .flat_map(|&v| *greys[v.into() as usize].get_or_insert_with(|| lab_to_srgb(lightness(v), 0.0, 0.0)))
+            .collect();
+    }
+    samples.chunks_exact(channels).flat_map(|p| lab_to_srgb(lightness(p[0]), chroma(p[1]), chroma(p[2]))).collect()
 }
 
 /// CIE L*a*b* (white `LAB_WHITE`) -> sRGB bytes: XYZ, then the sRGB matrix and transfer curve
@@ -1159,30 +1186,56 @@ mod tests {
         Ok(())
     }
 
+    /// A one-row, three-pixel L*a*b* page's tags: `samples` of `bits` each per pixel.
+    fn lab_fields(photometric: u16, samples: u16, bits: u16) -> Vec<(u16, Field)> {
+        vec![
+            (256, Field::Short(vec![3])),
+            (257, Field::Short(vec![1])),
+            (258, Field::Short(vec![bits; usize::from(samples)])),
+            (259, Field::Short(vec![1])),
+            (262, Field::Short(vec![photometric])),
+            (277, Field::Short(vec![samples])),
+        ]
+    }
+
     #[test]
     fn lab_pages_read_as_srgb_with_signed_or_offset_chroma_and_as_lightness_alone() -> Result<(), OcrError> {
         // White, black and sRGB red (L* 53.2, a* 80.1, b* 67.2).
         let pixels = [[255u8, 0, 0], [0, 0, 0], [136, 80, 67]];
-        let lab_fields = |photometric: u16, samples: u16| {
-            vec![
-                (256, Field::Short(vec![3])),
-                (257, Field::Short(vec![1])),
-                (258, Field::Short(vec![8; usize::from(samples)])),
-                (259, Field::Short(vec![1])),
-                (262, Field::Short(vec![photometric])),
-                (277, Field::Short(vec![samples])),
-            ]
-        };
         let want = [[255, 255, 255], [0, 0, 0], [255, 0, 0]];
         for (photometric, offset) in [(8, 0u8), (9, 128)] {
             let samples: Vec<u8> =
                 pixels.iter().flat_map(|&[l, a, b]| [l, a.wrapping_add(offset), b.wrapping_add(offset)]).collect();
-            let page = read(&tiff_with(&lab_fields(photometric, 3), &[Some(&samples)]))?;
+            let page = read(&tiff_with(&lab_fields(photometric, 3, 8), &[Some(&samples)]))?;
             let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
             assert!(rgb.iter().zip(want).all(|(&p, w)| near(p, w)), "photometric {photometric}: {rgb:?}");
         }
         // Lightness alone: L* 50 is sRGB grey 119.
-        let page = read(&tiff_with(&lab_fields(8, 1), &[Some(&[255, 0, 128])]))?;
+        let page = read(&tiff_with(&lab_fields(8, 1, 8), &[Some(&[255, 0, 128])]))?;
+        let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
+        assert!(rgb.iter().zip([[255; 3], [0; 3], [119; 3]]).all(|(&p, w)| near(p, w)), "{rgb:?}");
+        Ok(())
+    }
+
+    #[test]
+    fn lab_pages_of_16_bit_samples_read_as_srgb_with_signed_or_offset_chroma_and_as_lightness_alone()
+    -> Result<(), OcrError> {
+        // White, black and sRGB red (L* 53.24, a* 80.09, b* 67.20), a* and b* in 256ths.
+        let pixels: [[u16; 3]; 3] = [[65_535, 0, 0], [0, 0, 0], [34_891, 20_503, 17_203]];
+        let want = [[255, 255, 255], [0, 0, 0], [255, 0, 0]];
+        for (photometric, offset) in [(8, 0u16), (9, 32_768)] {
+            let samples: Vec<u8> = pixels
+                .iter()
+                .flat_map(|&[l, a, b]| [l, a.wrapping_add(offset), b.wrapping_add(offset)])
+                .flat_map(u16::to_le_bytes)
+                .collect();
+            let page = read(&tiff_with(&lab_fields(photometric, 3, 16), &[Some(&samples)]))?;
+            let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
+            assert!(rgb.iter().zip(want).all(|(&p, w)| near(p, w)), "photometric {photometric}: {rgb:?}");
+        }
+        // Lightness alone: L* 50 is sRGB grey 119.
+        let samples: Vec<u8> = [65_535u16, 0, 32_768].into_iter().flat_map(u16::to_le_bytes).collect();
+        let page = read(&tiff_with(&lab_fields(8, 1, 16), &[Some(&samples)]))?;
         let rgb: Vec<[u8; 3]> = page.image.pixels().map(|p| p.0).collect();
         assert!(rgb.iter().zip([[255; 3], [0; 3], [119; 3]]).all(|(&p, w)| near(p, w)), "{rgb:?}");
         Ok(())
