@@ -3,7 +3,9 @@
 // isolated runs it) side by side with tesseract.js 7 (eng, offline from
 // @tesseract.js-data/eng; one thread) in Node, on the same page images: the corpus scans
 // with ground truth, and born-digital pages rendered by `docsift render` whose own text
-// layer is the truth. CER and word F1 after whitespace normalisation. Usage:
+// layer is the truth. CER and word F1 after whitespace normalisation. Times are the best of
+// `repeat` reads after a warm-up, and (wasm and tesseract.js) a first read: a fresh process
+// from nothing loaded to the text (scripts/first_read.mjs). Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
 //   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1] [--script all|latin]
 // (`--script latin`: docsift reads Latin script only, as tesseract.js's eng does.)
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cer, f1 } from './ocr_metrics.mjs';
+import { wasmOcr } from './wasm_ocr.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CORPUS = process.env.DOCSIFT_CORPUS || join(ROOT, '..', 'shared', 'corpus');
@@ -41,14 +44,7 @@ for (const [name, pdf] of [['tracemonkey p1', 'pdfjs/test/pdfs/tracemonkey.pdf']
   pages.push([`${name} (150 dpi)`, png, ds(['extract', join(CORPUS, pdf), '--pages', '1', '--ocr', 'off'])]);
 }
 
-const MODELS = process.env.DOCSIFT_MODELS || join(process.env.HOME, '.cache', 'docsift-tools', 'models');
-// The single-threaded build a page would load in this engine (relaxed SIMD where it validates).
-const { ocrBuilds } = await import(join(ROOT, 'pkg', 'builds.js'));
-const build = ocrBuilds(false)[0];
-const wasm = await import(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm.js'));
-const { decodePage } = await import(join(ROOT, 'pkg', 'decode.js'));
-await wasm.default({ module_or_path: readFileSync(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm_bg.wasm')) });
-wasm.setOcrModels(...['det', 'rec', 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))), undefined, undefined, script);
+const { build, read: wasmRead } = await wasmOcr(script);
 
 // Best of `repeat` after one read that builds the wasm build's plans (the CLI's bench warms up too).
 const best = async (read) => {
@@ -61,6 +57,9 @@ const best = async (read) => {
   return { secs, text };
 };
 
+const firstRead = (engine, img) =>
+  JSON.parse(execFileSync(process.execPath, [...process.execArgv, join(ROOT, 'scripts', 'first_read.mjs'), engine, img, script]).toString()).secs;
+
 const worker = await createWorker('eng', 1, { langPath, cachePath: tmp, gzip: true });
 const rows = [];
 for (const [name, img, truth] of pages) {
@@ -68,18 +67,19 @@ for (const [name, img, truth] of pages) {
   const dsSecs = Number(bench.split('\n').find((l) => l.startsWith('TOTAL')).split('\t')[2]);
   const dsText = ds(['extract', '--script', script, img]);
   const bytes = readFileSync(img);
-  const w = await best(async () => decodePage((await wasm.extractImage(bytes)).page).text);
+  const w = await best(() => wasmRead(bytes));
   const t = await best(async () => (await worker.recognize(bytes)).data.text);
   if (w.text.trim() !== dsText.trim()) console.error(`${name}: the wasm build reads differently from the CLI`);
-  rows.push({ name, dsSecs, wasmSecs: w.secs, tSecs: t.secs, dsCer: cer(dsText, truth), tCer: cer(t.text, truth), dsF1: f1(dsText, truth), tF1: f1(t.text, truth) });
+  const [wasmFirst, tFirst] = ['docsift', 'tesseract'].map((engine) => firstRead(engine, img));
+  rows.push({ name, dsSecs, wasmSecs: w.secs, tSecs: t.secs, wasmFirst, tFirst, dsCer: cer(dsText, truth), tCer: cer(t.text, truth), dsF1: f1(dsText, truth), tF1: f1(t.text, truth) });
 }
 await worker.terminate();
 
 const fmt = (v, d = 3) => v.toFixed(d);
 console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); script ${script}; tesseract.js: one worker; best of ${repeat}`);
-console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
+console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\twasm first s\ttesseract.js first s\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
 const line = (name, r, n) =>
-  console.log(`${name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.wasmSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.tSecs / r.wasmSecs, 2)}\t${fmt(r.dsCer / n)}\t${fmt(r.tCer / n)}\t${fmt(r.dsF1 / n)}\t${fmt(r.tF1 / n)}`);
+  console.log(`${name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.wasmSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.tSecs / r.wasmSecs, 2)}\t${fmt(r.wasmFirst, 2)}\t${fmt(r.tFirst, 2)}\t${fmt(r.dsCer / n)}\t${fmt(r.tCer / n)}\t${fmt(r.dsF1 / n)}\t${fmt(r.tF1 / n)}`);
 for (const r of rows) line(r.name, r, 1);
-const total = Object.fromEntries(['dsSecs', 'wasmSecs', 'tSecs', 'dsCer', 'tCer', 'dsF1', 'tF1'].map((k) => [k, rows.reduce((a, r) => a + r[k], 0)]));
+const total = Object.fromEntries(['dsSecs', 'wasmSecs', 'tSecs', 'wasmFirst', 'tFirst', 'dsCer', 'tCer', 'dsF1', 'tF1'].map((k) => [k, rows.reduce((a, r) => a + r[k], 0)]));
 line('TOTAL (CER, F1: mean)', total, rows.length);

@@ -1,9 +1,10 @@
 // Seconds per page and accuracy of OCR in headless Chromium: docsift's OCR build (tract,
 // wasm SIMD, in the docsift worker) side by side with tesseract.js 7 (eng best_int, in its
 // own worker), both served from the same local origin, on the same corpus images. Model
-// loading is excluded (one warm-up read each); best of --repeat. With --threads N > 1 the
-// page is cross-origin isolated and docsift runs its threaded OCR build on a pool of N
-// (tesseract.js reads a page on one thread whatever its worker count). --plain-simd keeps
+// loading is excluded (one warm-up read each); best of --repeat. The warm-up is timed too,
+// from the engine's creation to the first page's text: what opening one scan costs. With
+// --threads N > 1 the page is cross-origin isolated and docsift runs its threaded OCR build
+// on a pool of N (tesseract.js reads a page on one thread whatever its worker count). --plain-simd keeps
 // docsift off the relaxed SIMD builds (as in engines without it). Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
 //   node scripts/bench_ocr_browser.mjs [--repeat 2] [--threads 1] [--plain-simd] [--script all|latin]
@@ -46,11 +47,18 @@ const builds = new Set();
 page.on('response', (r) => r.ok() && builds.add(r.url().match(/\/wasm\/(ocr[\w-]*)\//)?.[1]));
 if (plainSimd) await page.route(/\/wasm\/ocr[\w-]*-relaxed\//, (route) => route.abort());
 await page.goto(server.url + 'pkg/package.json');
-const results = await page.evaluate(async ({ pages, repeat, threads, script }) => {
+const { out: results, first } = await page.evaluate(async ({ pages, repeat, threads, script }) => {
   const { createDocsift } = await import('/pkg/index.js');
   const { default: Tesseract } = await import('/tess/tesseract.esm.min.js');
-  const ds = await createDocsift({ threads, models: '/models/', script });
-  const tess = await Tesseract.createWorker('eng', 1, { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false });
+  const timed = async (f) => {
+    const t = performance.now();
+    const value = await f();
+    return [value, (performance.now() - t) / 1000];
+  };
+  const [ds, dsStart] = await timed(() => createDocsift({ threads, models: '/models/', script }));
+  const [tess, tStart] = await timed(() =>
+    Tesseract.createWorker('eng', 1, { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false }));
+  let first;
   const best = async (f) => {
     let secs = Infinity, text = '';
     for (let i = 0; i < repeat; i++) {
@@ -65,8 +73,9 @@ const results = await page.evaluate(async ({ pages, repeat, threads, script }) =
   for (const [name, path] of pages) {
     const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
     if (!warm) {
-      await ds.extract(bytes.slice(0));
-      await tess.recognize(new Blob([bytes]));
+      const [, d] = await timed(() => ds.extract(bytes.slice(0)));
+      const [, t] = await timed(() => tess.recognize(new Blob([bytes])));
+      first = { name, d: dsStart + d, t: tStart + t };
       warm = true;
     }
     const d = await best(async () => (await ds.extract(bytes.slice(0))).pages[0].text);
@@ -74,7 +83,7 @@ const results = await page.evaluate(async ({ pages, repeat, threads, script }) =
     out.push({ name, d, t });
   }
   await tess.terminate();
-  return out;
+  return { out, first };
 }, { pages: pages.map(([n, p]) => [n, p]), repeat, threads, script });
 await browser.close();
 await server.close();
@@ -90,3 +99,4 @@ for (const [i, r] of results.entries()) {
   console.log(`${r.name}\t${r.d.secs.toFixed(2)}\t${r.t.secs.toFixed(2)}\t${cer(r.d.text, truth).toFixed(3)}\t${cer(r.t.text, truth).toFixed(3)}`);
 }
 console.log(`TOTAL\t${sd.toFixed(2)}\t${st.toFixed(2)}\tdocsift/tesseract time ${(sd / st).toFixed(2)}`);
+console.log(`first read (engine start and ${first.name}): docsift ${first.d.toFixed(2)} s, tesseract.js ${first.t.toFixed(2)} s`);

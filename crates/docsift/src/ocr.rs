@@ -129,7 +129,7 @@ impl OcrModels {
 
     pub fn loaded(engine: Engine) -> OcrModels {
         let cell = OnceLock::new();
-        let _ = cell.set(Ok(Arc::new(engine)));
+        let _ = cell.set(Ok(prepared_beside(engine)));
         OcrModels { load: Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded"))), engine: cell, steps: None }
     }
 
@@ -145,8 +145,24 @@ impl OcrModels {
     }
 
     pub fn engine(&self) -> Result<Arc<Engine>, Error> {
-        self.engine.get_or_init(|| (self.load)().map(Arc::new)).clone()
+        self.engine.get_or_init(|| (self.load)().map(prepared_beside)).clone()
     }
+}
+
+/// A loaded engine, its line models readied on the pool while the first page is detected
+/// (`Engine::prepare_line_models`).
+#[cfg(feature = "parallel")]
+fn prepared_beside(engine: Engine) -> Arc<Engine> {
+    let engine = Arc::new(engine);
+    let ready = Arc::clone(&engine);
+    rayon::spawn(move || ready.prepare_line_models());
+    engine
+}
+
+/// Without a pool, readying the line models early would only move the wait.
+#[cfg(not(feature = "parallel"))]
+fn prepared_beside(engine: Engine) -> Arc<Engine> {
+    Arc::new(engine)
 }
 
 impl std::fmt::Debug for OcrModels {

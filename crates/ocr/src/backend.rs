@@ -70,6 +70,9 @@ pub trait Backend: Send + Sync {
         None
     }
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError>;
+    /// Gets ready to run `model` on inputs of `shape` (tract builds its plan), so that the
+    /// first such call finds it done. A failure is left for that call to report.
+    fn prepare(&self, _model: ModelKind, _shape: &[usize]) {}
     /// `run` for a caller that can wait (the pipeline awaits every model call): a runtime
     /// reached by message (the browser's GPU worker without shared memory) answers later;
     /// the others have answered when this returns.
@@ -130,6 +133,14 @@ impl Backend for Preferring {
 
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
         now(self.call(model, input))
+    }
+
+    fn prepare(&self, model: ModelKind, shape: &[usize]) {
+        if self.on_preferred(model) {
+            self.preferred.prepare(model, shape)
+        } else {
+            self.fallback.prepare(model, shape)
+        }
     }
 
     fn call<'a>(&'a self, model: ModelKind, input: &'a Tensor) -> ModelCall<'a> {

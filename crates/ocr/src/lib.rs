@@ -158,6 +158,18 @@ impl Engine {
         self.backend.name()
     }
 
+    /// Readies the backend for the inputs every page's lines share: orientation's one shape,
+    /// and recognition at the narrowest line width, which also types recognition's graph for
+    /// all widths (tract plans them once per engine). A front-end with a thread pool runs
+    /// this beside the first page's detection, so that its lines need not wait for it.
+    pub fn prepare_line_models(&self) {
+        for (model, w) in [(ModelKind::Orientation, rec::CLS_WIDTH), (ModelKind::Recognition, rec::REC_MIN_WIDTH)] {
+            if self.backend.has(model) {
+                self.backend.prepare(model, &[DYNAMIC_LINES_PER_CALL, 3, rec::LINE_HEIGHT, w]);
+            }
+        }
+    }
+
     pub fn has_layout(&self) -> bool {
         self.backend.has(ModelKind::Layout)
     }
@@ -486,6 +498,65 @@ mod tests {
             out.data.chunks_mut(self.classes).for_each(|p| p[0] = 1.0);
             Ok(vec![out])
         }
+    }
+
+    /// Model calls by model and input shape.
+    type Calls = Arc<Mutex<Vec<(ModelKind, Vec<usize>)>>>;
+
+    /// Any shape (as tract): keeps the shapes prepared and run; every line upright and blank.
+    struct AnyShape {
+        classes: usize,
+        prepared: Calls,
+        runs: Calls,
+    }
+
+    impl Backend for AnyShape {
+        fn name(&self) -> &'static str {
+            "any"
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            matches!(model, ModelKind::Orientation | ModelKind::Recognition)
+        }
+        fn prepare(&self, model: ModelKind, shape: &[usize]) {
+            self.prepared.lock().unwrap().push((model, shape.to_vec()));
+        }
+        fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            self.runs.lock().unwrap().push((model, input.shape.clone()));
+            let n = input.shape[0];
+            let mut out = match model {
+                ModelKind::Orientation => Tensor::zeros(vec![n, 2]),
+                _ => Tensor::zeros(vec![n, input.shape[3] / 8, self.classes]),
+            };
+            let width = out.shape[out.shape.len() - 1];
+            out.data.chunks_mut(width).for_each(|p| p[0] = 1.0);
+            Ok(vec![out])
+        }
+    }
+
+    #[test]
+    fn the_line_models_are_prepared_at_the_shapes_a_page_runs_them_at() {
+        let dictionary = "a\nb\n";
+        let (prepared, runs) = (Calls::default(), Calls::default());
+        let backend =
+            AnyShape { classes: rec::classes(dictionary).len(), prepared: prepared.clone(), runs: runs.clone() };
+        let engine = Engine::new(Box::new(backend), dictionary, Script::All);
+        engine.prepare_line_models();
+        // A short word (the narrowest input width) and a long line.
+        let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 24.0], [0.0, 24.0]]);
+        let quads = vec![line(20.0), line(700.0)];
+        let img = RgbImage::new(800, 24);
+        let quads = now(engine.orient(&img, quads, &mut |_| true)).expect("orients");
+        for b in engine.recognition_batches(&quads, &[]) {
+            now(engine.recognize_batch(&img, &b)).expect("reads");
+        }
+        let prepared = prepared.lock().unwrap().clone();
+        let runs = runs.lock().unwrap().clone();
+        assert_eq!(prepared.len(), 2);
+        for p in &prepared {
+            assert!(runs.contains(p), "{p:?} prepared, runs {runs:?}");
+        }
+        assert!(prepared.iter().any(|(m, _)| *m == ModelKind::Orientation));
+        assert!(prepared.iter().any(|(m, _)| *m == ModelKind::Recognition));
     }
 
     #[test]

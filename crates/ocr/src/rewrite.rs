@@ -254,7 +254,7 @@ fn swap_last_two(t: &mut TensorProto) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use tract_onnx::pb::attribute_proto::AttributeType;
     use tract_onnx::pb::{ModelProto, OperatorSetIdProto, TypeProto, ValueInfoProto, type_proto};
     use tract_onnx::prelude::*;
@@ -326,7 +326,7 @@ mod tests {
     }
 
     /// softmax(x·W + b) over 4 classes, x of 2 features; `add_bias` false leaves the product bare.
-    fn head(add_bias: bool) -> ModelProto {
+    pub(crate) fn head(add_bias: bool) -> ModelProto {
         let w = [0.5, -1.0, 2.0, 0.1, 1.5, 0.3, -0.7, 0.9];
         let mut nodes = vec![node("MatMul", &["x", "w"], "xw")];
         if add_bias {

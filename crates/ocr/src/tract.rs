@@ -166,6 +166,12 @@ impl Backend for TractBackend {
         self.models.contains_key(&model)
     }
 
+    fn prepare(&self, model: ModelKind, shape: &[usize]) {
+        if let Some(loaded) = self.models.get(&model) {
+            let _ = loaded.plan(model, shape);
+        }
+    }
+
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
         if let (ModelKind::Detection, Some(turned), &[_, _, h, w]) =
             (model, &self.turned_detection, input.shape.as_slice())
@@ -231,4 +237,29 @@ fn on_pool<R>(f: impl FnOnce() -> R) -> R {
 #[cfg(not(feature = "parallel"))]
 fn on_pool<R>(f: impl FnOnce() -> R) -> R {
     f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prepared_shape_is_planned_once_and_its_call_runs_that_plan() -> Result<(), OcrError> {
+        let kind = ModelKind::Orientation;
+        let model = model_keeping_classes(rewrite::tests::head(true), None).map_err(|e| tract_err(kind, e))?;
+        let backend = TractBackend { models: HashMap::from([(kind, Loaded::new(model))]), turned_detection: None };
+        let plans = || backend.models[&kind].plans.lock().map(|p| p.clone()).unwrap_or_default();
+        backend.prepare(kind, &[1, 2]);
+        backend.prepare(ModelKind::Layout, &[1, 2]);
+        let prepared = plans();
+        assert_eq!(prepared.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>(), [vec![1, 2]]);
+        let plan = |p: &[(Vec<usize>, PlanSlot)]| p[0].1.get().cloned().and_then(Result::ok);
+        assert!(plan(&prepared).is_some(), "planned when prepared");
+        let out = backend.run(kind, &Tensor::new(vec![1, 2], vec![0.8, -1.2]))?;
+        assert_eq!(out[0].shape, [1, 4]);
+        let after = plans();
+        assert_eq!(after.len(), 1);
+        assert!(Arc::ptr_eq(&plan(&prepared).expect("plan"), &plan(&after).expect("plan")), "the call reused it");
+        Ok(())
+    }
 }
