@@ -518,10 +518,10 @@ mod tests {
             matches!(model, ModelKind::Orientation | ModelKind::Recognition)
         }
         fn prepare(&self, model: ModelKind, shape: &[usize]) {
-            self.prepared.lock().unwrap().push((model, shape.to_vec()));
+            record(&self.prepared, model, shape);
         }
         fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
-            self.runs.lock().unwrap().push((model, input.shape.clone()));
+            record(&self.runs, model, &input.shape);
             let n = input.shape[0];
             let mut out = match model {
                 ModelKind::Orientation => Tensor::zeros(vec![n, 2]),
@@ -533,8 +533,12 @@ mod tests {
         }
     }
 
+    fn record(calls: &Calls, model: ModelKind, shape: &[usize]) {
+        calls.lock().unwrap_or_else(|p| p.into_inner()).push((model, shape.to_vec()));
+    }
+
     #[test]
-    fn the_line_models_are_prepared_at_the_shapes_a_page_runs_them_at() {
+    fn the_line_models_are_prepared_at_the_shapes_a_page_runs_them_at() -> Result<(), OcrError> {
         let dictionary = "a\nb\n";
         let (prepared, runs) = (Calls::default(), Calls::default());
         let backend =
@@ -545,18 +549,19 @@ mod tests {
         let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 24.0], [0.0, 24.0]]);
         let quads = vec![line(20.0), line(700.0)];
         let img = RgbImage::new(800, 24);
-        let quads = now(engine.orient(&img, quads, &mut |_| true)).expect("orients");
+        let quads = now(engine.orient(&img, quads, &mut |_| true))?;
         for b in engine.recognition_batches(&quads, &[]) {
-            now(engine.recognize_batch(&img, &b)).expect("reads");
+            now(engine.recognize_batch(&img, &b))?;
         }
-        let prepared = prepared.lock().unwrap().clone();
-        let runs = runs.lock().unwrap().clone();
+        let taken = |calls: &Calls| calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let (prepared, runs) = (taken(&prepared), taken(&runs));
         assert_eq!(prepared.len(), 2);
         for p in &prepared {
             assert!(runs.contains(p), "{p:?} prepared, runs {runs:?}");
         }
         assert!(prepared.iter().any(|(m, _)| *m == ModelKind::Orientation));
         assert!(prepared.iter().any(|(m, _)| *m == ModelKind::Recognition));
+        Ok(())
     }
 
     #[test]
