@@ -495,6 +495,44 @@ fn detection_on_a_portrait_page_through_the_turned_graph_gives_the_same_map() {
     assert!(off < 1e-4, "max difference {off}");
 }
 
+/// Plans skip one of tract's declutter passes (the one moving axis changes, 3× faster to
+/// build): every model, each way it is planned, must compute what tract's full passes do.
+#[test]
+fn plans_without_the_axis_pass_compute_what_tracts_stock_plans_do() {
+    use docsift_ocr::ModelKind::{Detection, Layout, Orientation, Recognition};
+    use docsift_ocr::{Backend, TractBackend, decode_image, page_bands};
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let page = decode_image(&std::fs::read(corpus.join("ocr/ocrmypdf/tests/resources/linn.png")).expect("image"))
+        .expect("decodes");
+    // Detection landscape and portrait (its turned graph), recognition at its first shape and
+    // then by width.
+    let calls: [(docsift_ocr::ModelKind, [usize; 4]); 6] = [
+        (Detection, [1, 3, 608, 800]),
+        (Detection, [1, 3, 800, 608]),
+        (Orientation, [2, 3, 48, 192]),
+        (Recognition, [2, 3, 48, 320]),
+        (Recognition, [2, 3, 48, 544]),
+        (Layout, [1, 3, 800, 608]),
+    ];
+    let mut backends = std::collections::HashMap::new();
+    for (kind, shape) in calls {
+        let (lean, stock) = backends.entry(kind).or_insert_with(|| {
+            let bytes = std::fs::read(dir.join(kind.file_name())).expect("model");
+            let load = || TractBackend::new(&[(kind, &bytes)]).expect("loads");
+            (load(), load().with_stock_declutter())
+        });
+        let input = page_bands(&page, shape).expect("input");
+        let (got, want) = (lean.run(kind, &input).expect("runs"), stock.run(kind, &input).expect("runs"));
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.shape, w.shape, "{kind:?} {shape:?}");
+            let off = g.data.iter().zip(&w.data).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            println!("{kind:?} {shape:?}: max difference {off:.2e}");
+            assert!(off <= 1e-5, "{kind:?} {shape:?}: max difference {off}");
+        }
+    }
+}
+
 /// Recognition plans for new line widths come from one graph typed with a symbolic width
 /// (3× faster to build): they must compute what a plan built from the ONNX graph does.
 #[test]
