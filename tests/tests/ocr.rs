@@ -498,12 +498,11 @@ fn detection_on_a_portrait_page_through_the_turned_graph_gives_the_same_map() {
 /// Plans skip one of tract's declutter passes (the one moving axis changes, 3× faster to
 /// build): every model, each way it is planned, must compute what tract's full passes do.
 #[test]
-fn plans_without_the_axis_pass_compute_what_tracts_stock_plans_do() {
+fn plans_without_the_axis_pass_compute_what_tracts_stock_plans_do() -> Result<(), Box<dyn std::error::Error>> {
     use docsift_ocr::ModelKind::{Detection, Layout, Orientation, Recognition};
     use docsift_ocr::{Backend, TractBackend, decode_image, page_bands};
-    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let page = decode_image(&std::fs::read(corpus.join("ocr/ocrmypdf/tests/resources/linn.png")).expect("image"))
-        .expect("decodes");
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return Ok(()) };
+    let page = decode_image(&std::fs::read(corpus.join("ocr/ocrmypdf/tests/resources/linn.png"))?)?;
     // Detection landscape and portrait (its turned graph), recognition at its first shape and
     // then by width.
     let calls: [(docsift_ocr::ModelKind, [usize; 4]); 6] = [
@@ -515,14 +514,15 @@ fn plans_without_the_axis_pass_compute_what_tracts_stock_plans_do() {
         (Layout, [1, 3, 800, 608]),
     ];
     let mut backends = std::collections::HashMap::new();
+    for kind in [Detection, Orientation, Recognition, Layout] {
+        let bytes = std::fs::read(dir.join(kind.file_name()))?;
+        let load = || TractBackend::new(&[(kind, &bytes)]);
+        backends.insert(kind, (load()?, load()?.with_stock_declutter()));
+    }
     for (kind, shape) in calls {
-        let (lean, stock) = backends.entry(kind).or_insert_with(|| {
-            let bytes = std::fs::read(dir.join(kind.file_name())).expect("model");
-            let load = || TractBackend::new(&[(kind, &bytes)]).expect("loads");
-            (load(), load().with_stock_declutter())
-        });
-        let input = page_bands(&page, shape).expect("input");
-        let (got, want) = (lean.run(kind, &input).expect("runs"), stock.run(kind, &input).expect("runs"));
+        let (lean, stock) = &backends[&kind];
+        let input = page_bands(&page, shape)?;
+        let (got, want) = (lean.run(kind, &input)?, stock.run(kind, &input)?);
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.shape, w.shape, "{kind:?} {shape:?}");
@@ -531,6 +531,7 @@ fn plans_without_the_axis_pass_compute_what_tracts_stock_plans_do() {
             assert!(off <= 1e-5, "{kind:?} {shape:?}: max difference {off}");
         }
     }
+    Ok(())
 }
 
 /// Recognition plans for new line widths come from one graph typed with a symbolic width
