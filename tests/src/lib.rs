@@ -273,3 +273,15 @@ pub fn token_f1(got: &str, want: &str) -> f64 {
     let r = overlap as f64 / w.len() as f64;
     2.0 * p * r / (p + r)
 }
+
+/// The largest difference between two models' outputs, which must match in count and shape.
+pub fn max_abs_diff(a: &[docsift_ocr::Tensor], b: &[docsift_ocr::Tensor]) -> f32 {
+    assert_eq!(a.len(), b.len(), "output count");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            assert_eq!(x.shape, y.shape, "output shape");
+            x.data.iter().zip(&y.data).map(|(p, q)| (p - q).abs()).fold(0.0, f32::max)
+        })
+        .fold(0.0, f32::max)
+}

@@ -10,7 +10,7 @@ use docsift_ocr::{
     Backend, Engine, ModelKind, Script, Tensor, TractBackend, WonnxBackend, decode_image, now, page_bands,
     rec_dictionary,
 };
-use docsift_tests::corpus;
+use docsift_tests::{corpus, max_abs_diff};
 
 /// Largest absolute difference allowed per model output. Probabilities and logits of
 /// float32 networks of this depth differ by accumulated rounding only (measured ≤ 1e-4 on
@@ -72,17 +72,6 @@ fn page_input(corpus: &Path, shape: &[usize]) -> Tensor {
         .expect("decodes");
     let shape: [usize; 4] = shape.try_into().expect("an N×C×H×W input");
     page_bands(&page, shape).expect("resizes")
-}
-
-fn max_abs_diff(a: &[Tensor], b: &[Tensor]) -> f32 {
-    assert_eq!(a.len(), b.len(), "output count");
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| {
-            assert_eq!(x.shape, y.shape, "output shape");
-            x.data.iter().zip(&y.data).map(|(p, q)| (p - q).abs()).fold(0.0, f32::max)
-        })
-        .fold(0.0, f32::max)
 }
 
 /// wonnx adds, subtracts, multiplies and divides tensors of one shape 4 floats at a time. A
