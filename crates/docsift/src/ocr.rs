@@ -22,6 +22,7 @@ pub fn to_error(e: OcrError) -> Error {
     match e {
         OcrError::Cancelled => Error::new(ErrorKind::Cancelled, "extraction cancelled"),
         OcrError::Image(m) => Error::new(ErrorKind::Unsupported, m),
+        e @ OcrError::PageTooLarge { .. } => Error::new(ErrorKind::LimitExceeded, e.to_string()),
         other => Error::new(ErrorKind::Model, other.to_string()),
     }
 }
@@ -89,6 +90,13 @@ pub fn render_dpi(page: &Page) -> f32 {
         .max_by(|a, b| (a.bbox.width() * a.bbox.height()).total_cmp(&(b.bbox.width() * b.bbox.height())))
         .map(|i| (i.width as f32 / (i.bbox.width() / 72.0)).clamp(MIN_DPI, MAX_DPI))
         .unwrap_or(DEFAULT_DPI)
+}
+
+/// An image of the page with more pixels than an OCR page may have: the renderer decodes
+/// every image at its full size, so a few kilobytes of zeros declared 65,000 pixels square
+/// would take 4 GiB, all a browser tab's wasm memory.
+fn image_too_large_to_render(page: &Page) -> Option<&docsift_model::Image> {
+    page.images.iter().find(|i| u64::from(i.width) * u64::from(i.height) > docsift_ocr::MAX_PAGE_PIXELS)
 }
 
 /// OCR models, loaded on first use (a born-digital document never pays for them).
@@ -254,6 +262,12 @@ impl PdfOcr {
             }
             return Ok(());
         };
+        if let Some(image) = image_too_large_to_render(page) {
+            let (w, h) = (image.width, image.height);
+            let why = format!("the page could not be rendered for OCR: its {w}×{h} image is too large to decode");
+            page.warnings.push(Warning::page(page.number, why));
+            return Ok(());
+        }
         let engine = models.engine()?;
         let renderer = self.renderer.get_or_init(|| {
             PdfRenderer::open(self.bytes.as_deref().unwrap_or_default(), &self.password).map_err(|e| e.to_string())
@@ -361,6 +375,24 @@ mod tests {
         let mut garbage = scan(500);
         garbage.trust.score = 0.1;
         assert!(needs_ocr(&garbage));
+    }
+
+    #[test]
+    fn a_page_with_an_image_too_large_to_decode_keeps_its_text_and_says_why() -> Result<(), Error> {
+        let never_loaded = OcrModels::lazy(|| Err(Error::new(ErrorKind::Model, "models are not needed here")));
+        let opts = Options { ocr: OcrMode::Force, ocr_models: Some(Arc::new(never_loaded)), ..Options::default() };
+        let ocr = PdfOcr::new(b"%PDF-1.4", &opts).ok_or_else(|| Error::new(ErrorKind::Model, "OCR is on"))?;
+        let mut page = scan(500);
+        page.number = 1;
+        page.images[0].width = 65_000;
+        page.images[0].height = 65_000;
+        finished(ocr.process(0, &mut page, &|| true))?;
+        assert_eq!(page.chars.len(), 500);
+        let said: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert!(matches!(said[..], [m] if m.contains("65000×65000 image is too large")), "{said:?}");
+        // A scan's page image is well within the limit.
+        assert!(image_too_large_to_render(&scan(0)).is_none());
+        Ok(())
     }
 
     #[test]

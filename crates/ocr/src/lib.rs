@@ -28,7 +28,9 @@ pub use det::{DetParams, bgr_tensor, page_bands};
 pub use geometry::Quad;
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
-pub use raster::{DecodedPage, ImageFile, PdfRenderer, RenderedPage, decode_image, encode_png, resized};
+pub use raster::{
+    DecodedPage, ImageFile, MAX_PAGE_PIXELS, PdfRenderer, RenderedPage, decode_image, encode_png, resized,
+};
 pub use rec::Script;
 pub use tract::TractBackend;
 #[cfg(feature = "wonnx")]
@@ -44,6 +46,10 @@ pub enum OcrError {
     NoDictionary,
     #[error("image: {0}")]
     Image(String),
+    /// A page whose pixels would pass `raster::MAX_PAGE_PIXELS`, refused before they are
+    /// allocated.
+    #[error("image: a {width}×{height} page is too large to decode (over {} pixels)", raster::MAX_PAGE_PIXELS)]
+    PageTooLarge { width: u32, height: u32 },
     #[error("cancelled")]
     Cancelled,
     #[error("no GPU adapter (WebGPU/Vulkan) is available")]

@@ -16,7 +16,17 @@ use crate::tiff_file::{TiffLayout, TiffPage, decode_refused, single_page_tiff, t
 
 /// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
 /// copy stays under `image`'s default 512 MiB allocation limit.
-pub(crate) const MAX_PAGE_PIXELS: u64 = 1 << 27;
+pub const MAX_PAGE_PIXELS: u64 = 1 << 27;
+
+/// Refuses a page of more than `MAX_PAGE_PIXELS` from its header's size, before its pixels
+/// are allocated: a few hundred bytes of PNG or JPEG can claim gigabytes, more than a
+/// browser tab's wasm memory holds.
+pub(crate) fn page_within_limit(width: u32, height: u32) -> Result<(), OcrError> {
+    if u64::from(width) * u64::from(height) > MAX_PAGE_PIXELS {
+        return Err(OcrError::PageTooLarge { width, height });
+    }
+    Ok(())
+}
 
 /// PNG, JPEG, TIFF (its first page), WebP, GIF (its first frame), BMP, PNM or JPEG 2000
 /// bytes -> RGB pixels (grey and 1-bit images widened, transparent ones laid on white).
@@ -47,14 +57,13 @@ impl<'a> ImageFile<'a> {
 
     /// Page `index` (0-based) as RGB pixels.
     pub fn page(&self, index: usize) -> Result<DecodedPage, OcrError> {
-        let err = |e: image::ImageError| OcrError::Image(e.to_string());
         let (img, warning) = match self.tiff_pages.get(index) {
             None if index == 0 && is_jpeg2000(self.bytes) => guarded("JPEG 2000", || decode_jpeg2000(self.bytes))??,
             // A PNG, JPEG, WebP, GIF, BMP or PNM; or a TIFF of nothing but thumbnails, read as
             // its first.
             None if index == 0 && self.tiff_pages.is_empty() => {
                 let reader = image::ImageReader::new(std::io::Cursor::new(self.bytes)).with_guessed_format();
-                (upright(reader.map_err(|e| err(e.into()))?.into_decoder().map_err(err)?).map_err(err)?, None)
+                (upright(reader.map_err(|e| image_error(e.into()))?.into_decoder().map_err(image_error)?)?, None)
             }
             None => return Err(OcrError::Image(format!("no page {} in the image file", index + 1))),
             Some(&page) => {
@@ -64,7 +73,8 @@ impl<'a> ImageFile<'a> {
                 match tiff_page(&file) {
                     Ok(img) => (img, None),
                     // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode.
-                    Err(e) => return decode_refused(file).unwrap_or(Err(err(e))),
+                    Err(e @ OcrError::PageTooLarge { .. }) => return Err(e),
+                    Err(e) => return decode_refused(file).unwrap_or(Err(e)),
                 }
             }
         };
@@ -94,19 +104,25 @@ pub struct DecodedPage {
 }
 
 /// A single-page TIFF decoded by `image`.
-fn tiff_page(file: &[u8]) -> image::ImageResult<image::DynamicImage> {
-    let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file))?;
-    image::ImageDecoder::set_limits(&mut decoder, image::Limits::default())?;
+fn tiff_page(file: &[u8]) -> Result<image::DynamicImage, OcrError> {
+    let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file)).map_err(image_error)?;
+    image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(image_error)?;
     upright(decoder)
+}
+
+fn image_error(e: image::ImageError) -> OcrError {
+    OcrError::Image(e.to_string())
 }
 
 /// The decoded picture turned as its orientation tag (EXIF in a JPEG or PNG, the TIFF tag)
 /// says, as a browser or an image viewer shows it: a phone's photo of a page is stored
 /// sideways with a tag, and its boxes must match the picture the user sees. An unreadable
 /// tag leaves the picture as stored.
-fn upright(mut decoder: impl image::ImageDecoder) -> image::ImageResult<image::DynamicImage> {
+fn upright(mut decoder: impl image::ImageDecoder) -> Result<image::DynamicImage, OcrError> {
+    let (width, height) = decoder.dimensions();
+    page_within_limit(width, height)?;
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = image::DynamicImage::from_decoder(decoder)?;
+    let mut img = image::DynamicImage::from_decoder(decoder).map_err(image_error)?;
     img.apply_orientation(orientation);
     Ok(img)
 }
@@ -262,14 +278,85 @@ mod tests {
         Ok(())
     }
 
+    /// `img` as a JPEG of quality 95.
+    fn jpeg_of(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95).encode_image(img).map_err(image_error)?;
+        Ok(jpeg)
+    }
+
+    /// The bytes of `bytes` from `at` replaced by `with`.
+    fn patched(mut bytes: Vec<u8>, at: usize, with: &[u8]) -> Vec<u8> {
+        bytes[at..at + with.len()].copy_from_slice(with);
+        bytes
+    }
+
+    /// A classic little-endian TIFF of one grey page of `width`×`height` in one Deflate strip
+    /// whose data is a few zero rows: a header that claims more than its data holds.
+    fn deflated_grey_tiff(width: u32, height: u32) -> Result<Vec<u8>, OcrError> {
+        use std::io::Write;
+        let mut strip = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        strip.write_all(&[0; 64]).map_err(|e| OcrError::Image(e.to_string()))?;
+        let strip = strip.finish().map_err(|e| OcrError::Image(e.to_string()))?;
+        // (tag, type: 3 SHORT or 4 LONG, value): sizes, 8 bits, Deflate, black is zero, the
+        // strip's offset, one sample, one strip, its length.
+        let entries: [(u16, u16, u32); 9] = [
+            (256, 4, width),
+            (257, 4, height),
+            (258, 3, 8),
+            (259, 3, 8),
+            (262, 3, 1),
+            (273, 4, 0),
+            (277, 3, 1),
+            (278, 4, height),
+            (279, 4, strip.len() as u32),
+        ];
+        let data_at = 8 + 2 + 12 * entries.len() as u32 + 4;
+        let mut out = vec![b'I', b'I', 42, 0, 8, 0, 0, 0];
+        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        for (tag, kind, value) in entries {
+            let value = if tag == 273 { data_at } else { value };
+            out.extend_from_slice(&tag.to_le_bytes());
+            out.extend_from_slice(&kind.to_le_bytes());
+            out.extend_from_slice(&1u32.to_le_bytes());
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&strip);
+        Ok(out)
+    }
+
+    #[test]
+    fn a_header_claiming_more_pixels_than_a_page_may_have_is_refused_before_decoding() -> Result<(), OcrError> {
+        let small = RgbImage::from_pixel(16, 16, image::Rgb(RED));
+        let huge = 60_000u32;
+        // PNG: IHDR's width and height, then its CRC over type and data.
+        let png = patched(encode_png(&small)?, 16, &[huge.to_be_bytes(), huge.to_be_bytes()].concat());
+        let mut crc = flate2::Crc::new();
+        crc.update(&png[12..29]);
+        let png = patched(png, 29, &crc.sum().to_be_bytes());
+        // JPEG: the baseline frame header's height and width.
+        let jpeg = jpeg_of(&small)?;
+        let sof = jpeg.windows(2).position(|m| m == [0xff, 0xc0]).ok_or(OcrError::Image("no baseline frame".into()))?;
+        let side = (huge as u16).to_be_bytes();
+        let jpeg = patched(jpeg, sof + 5, &[side, side].concat());
+        for (name, bytes) in [("PNG", png), ("JPEG", jpeg), ("TIFF", deflated_grey_tiff(huge, huge)?)] {
+            match ImageFile::open(&bytes).page(0) {
+                Err(OcrError::PageTooLarge { width, height }) => assert_eq!((width, height), (huge, huge), "{name}"),
+                other => panic!("{name}: {:?}", other.map(|p| p.image.dimensions())),
+            }
+        }
+        // The same files at their true sizes read.
+        assert_eq!(decode_image(&jpeg_of(&small)?)?.dimensions(), (16, 16));
+        assert_eq!(decode_image(&deflated_grey_tiff(8, 8)?)?.dimensions(), (8, 8));
+        Ok(())
+    }
+
     #[test]
     fn a_photo_tagged_as_turned_is_read_upright_as_viewers_show_it() -> Result<(), OcrError> {
         // Stored 30×20, red above blue, tagged "turn 90° clockwise to view" (EXIF orientation 6).
         let stored = RgbImage::from_fn(30, 20, |_, y| image::Rgb(if y < 10 { RED } else { BLUE }));
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
-            .encode_image(&stored)
-            .map_err(|e| OcrError::Image(e.to_string()))?;
+        let mut jpeg = jpeg_of(&stored)?;
         let tiff: [u8; 26] =
             [b'M', b'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
         let mut app1 = vec![0xff, 0xe1, 0, 2 + 6 + tiff.len() as u8];

@@ -11,7 +11,7 @@ use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
 
 use crate::OcrError;
-use crate::raster::{DecodedPage, MAX_PAGE_PIXELS};
+use crate::raster::{DecodedPage, page_within_limit};
 
 /// Directories past this many are not followed: a bound on the walk of a hostile file.
 const MAX_TIFF_DIRECTORIES: usize = 10_000;
@@ -234,9 +234,10 @@ fn tiff_error(e: tiff::TiffError) -> OcrError {
 /// The page's width and height, refused when empty or past `MAX_PAGE_PIXELS`.
 fn page_size(decoder: &mut Decoder<Cursor<&[u8]>>) -> Result<(u32, u32), OcrError> {
     let (w, h) = decoder.dimensions().map_err(tiff_error)?;
-    if w == 0 || h == 0 || u64::from(w) * u64::from(h) > MAX_PAGE_PIXELS {
-        return Err(OcrError::Image(format!("TIFF: a {w}×{h} page is empty or too large to decode")));
+    if w == 0 || h == 0 {
+        return Err(OcrError::Image(format!("TIFF: a {w}×{h} page is empty")));
     }
+    page_within_limit(w, h)?;
     Ok((w, h))
 }
 
