@@ -16,6 +16,8 @@ let config = null;
 let loaded = null;
 /** The request being served, named in the stage messages of builds without shared memory. */
 let current = 0;
+/** The pages of a PDF the request being served has read so far (a trap's reply keeps them). */
+let read = [];
 
 /**
  * Seconds a GPU model call may take before the GPU worker is taken as gone and the CPU
@@ -165,21 +167,45 @@ async function image(id, bytes, layout, numbers) {
   return { value, transfer: out.flatMap(transferables) };
 }
 
+/**
+ * Replies to the request being served that the OCR build trapped, and closes this worker.
+ * The wasm builds cannot unwind, so a panic (in the renderer, a decoder, the models) aborts
+ * and leaves the instance's memory as the panic found it: nothing more is read with it,
+ * and the docsift worker starts a fresh one. The reply keeps the pages read before, and
+ * gives the panic's message, which the build's panic hook leaves on the global.
+ */
+function replyTrapped(trap) {
+  const panic = self.docsiftPanic?.replace(/\s+/g, ' ').trim();
+  const error = { name: 'DocsiftError', code: 'internal', message: `the OCR build failed: ${panic || trap.message}` };
+  self.postMessage({ type: 'error', id: current, error, trapped: { done: read } }, read.flatMap(transferables));
+  self.close();
+}
+
+// The single-threaded builds read a page as a wasm future polled from a microtask: a trap
+// there is an uncaught error, not the rejection of the call's promise (which never settles).
+self.addEventListener('error', (event) => {
+  if (!(event.error instanceof WebAssembly.RuntimeError)) return;
+  event.preventDefault();
+  replyTrapped(event.error);
+});
+
 /** The pages at `indices` of a PDF, read by OCR (or, with layout, given layout regions). */
 async function pages(id, { bytes, password, mode, layout, indices }) {
   const ocr = await ocrModule(id, layout);
   const doc = new ocr.Doc(new Uint8Array(bytes), password ?? undefined, mode, layout);
-  const out = [];
   try {
     for (const index of indices) {
-      self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
-      out.push((await doc.extractPages(Uint32Array.of(index)))[0]);
+      self.postMessage({ type: 'progress', id, stage: 'ocr', done: read.length, total: indices.length });
+      read.push((await doc.extractPages(Uint32Array.of(index)))[0]);
     }
-  } finally {
-    doc.free();
+  } catch (e) {
+    // A trapped instance is not called again, not even to free.
+    if (!(e instanceof WebAssembly.RuntimeError)) doc.free();
+    throw e;
   }
-  self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
-  return { value: out, transfer: out.flatMap(transferables) };
+  doc.free();
+  self.postMessage({ type: 'progress', id, stage: 'ocr', done: read.length, total: indices.length });
+  return { value: read, transfer: read.flatMap(transferables) };
 }
 
 self.onmessage = async ({ data: msg }) => {
@@ -188,6 +214,7 @@ self.onmessage = async ({ data: msg }) => {
     return;
   }
   current = msg.id;
+  read = [];
   try {
     let reply = { value: null, transfer: [] };
     if (msg.op === 'load') await ocrModule(msg.id, msg.layout);
@@ -195,6 +222,7 @@ self.onmessage = async ({ data: msg }) => {
     else if (msg.op === 'pages') reply = await pages(msg.id, msg);
     self.postMessage({ type: 'result', id: msg.id, value: reply.value }, reply.transfer);
   } catch (e) {
-    self.postMessage({ type: 'error', id: msg.id, error: errorShape(e) });
+    if (e instanceof WebAssembly.RuntimeError) replyTrapped(e);
+    else self.postMessage({ type: 'error', id: msg.id, error: errorShape(e) });
   }
 };

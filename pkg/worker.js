@@ -80,7 +80,12 @@ function startOcrWorker() {
     const served = ocrServing;
     ocrServing = null;
     if (data.type === 'result') served?.resolve(data.value);
-    else served?.reject(data.error);
+    else if (!data.trapped) served?.reject(data.error);
+    else {
+      // Its build trapped, and the worker closed itself: the next request starts a fresh one.
+      if (ocrWorker === w) ocrWorker = null;
+      served?.reject({ ...data.error, trapped: data.trapped });
+    }
   };
   w.onerror = (e) => {
     e.preventDefault();
@@ -120,15 +125,21 @@ async function extractImage(id, bytes, options) {
   return result;
 }
 
+/** Adds to `page` a warning that it was not read by OCR, and why; its native text stays. */
+function notReadByOcr(page, error) {
+  page.warnings = [...(page.warnings || []), { page: page.number, message: `not read by OCR: ${error?.message || error}` }];
+}
+
 /**
  * Re-reads by OCR the pages the text build flagged (all of them with ocr: "force"); with
  * layout: true, every page, for its layout regions (native text kept where trusted).
- * `bytes` go to the OCR worker.
+ * A copy of `bytes` goes to the OCR worker. Where its build traps on a page, that page
+ * keeps its native text with a warning and a fresh OCR worker reads the pages after it.
  */
 async function ocrPages(id, bytes, options, indices, pages) {
   const mode = options.ocr ?? 'auto';
   const layout = Boolean(options.layout);
-  const todo = pages.flatMap((p, i) => ((layout || mode === 'force' || (mode !== 'off' && p.needsOcr)) ? [i] : []));
+  let todo = pages.flatMap((p, i) => ((layout || mode === 'force' || (mode !== 'off' && p.needsOcr)) ? [i] : []));
   for (const p of pages) delete p.needsOcr;
   if (!todo.length) return;
   try {
@@ -136,13 +147,24 @@ async function ocrPages(id, bytes, options, indices, pages) {
   } catch (e) {
     if (e?.name === 'AbortError') throw e;
     // Without the OCR module or its models the pages keep their native text, with a warning.
-    const message = `not read by OCR: ${e?.message || e}`;
-    for (const i of todo) pages[i].warnings = [...(pages[i].warnings || []), { page: pages[i].number, message }];
+    for (const i of todo) notReadByOcr(pages[i], e);
     return;
   }
-  const request = { op: 'pages', bytes: bytes.buffer, password: options.password, mode, layout, indices: todo.map((i) => indices[i]) };
-  const read = await ocrCall(id, request, [bytes.buffer]);
-  todo.forEach((i, k) => { pages[i] = read[k]; });
+  while (todo.length) {
+    const copy = bytes.slice();
+    const request = { op: 'pages', bytes: copy.buffer, password: options.password, mode, layout, indices: todo.map((i) => indices[i]) };
+    try {
+      const read = await ocrCall(id, request, [copy.buffer]);
+      todo.forEach((i, k) => { pages[i] = read[k]; });
+      return;
+    } catch (e) {
+      if (!e?.trapped) throw e;
+      const { done } = e.trapped;
+      done.forEach((page, k) => { pages[todo[k]] = page; });
+      notReadByOcr(pages[todo[done.length]], e);
+      todo = todo.slice(done.length + 1);
+    }
+  }
 }
 
 async function extract(id, buffer, options) {

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
@@ -87,6 +88,26 @@ function tiffOf(pages) {
   const file = Buffer.concat(chunks);
   for (const [at, directory] of links) file.writeUInt32LE(directory, at);
   return file;
+}
+
+/** A PDF of the given objects (1: the catalog), numbered in order, with its cross-reference table. */
+function pdfOf(objects) {
+  const parts = [Buffer.from('%PDF-1.7\n')];
+  let size = parts[0].length;
+  const offsets = objects.map((o, i) => {
+    const body = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), Buffer.isBuffer(o) ? o : Buffer.from(o), Buffer.from('\nendobj\n')]);
+    parts.push(body);
+    size += body.length;
+    return size - body.length;
+  });
+  const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
+
+/** A stream object of `dict` (without its Length) and `data`. */
+function streamOf(dict, data) {
+  return Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
 }
 
 /**
@@ -307,5 +328,44 @@ for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain,
     // Between pages only, it would run to the page's end (the remaining ~60%).
     assert.ok(got.stopped < got.page * 0.3, `stopped after ${got.stopped} s of a ${got.page} s page`);
     assert.match(got.next, /quick brown dog/);
+  });
+}
+
+// A Flate predictor of zero columns divides by zero in the renderer (hayro-syntax 0.9's
+// apply_predictor): natively the panic becomes a page warning; the wasm builds cannot unwind
+// and trap. Page 1 draws such an image, page 2 has text; both are read by OCR (ocr: "force").
+const TRAP_PDF = 'made/renderer-panic.pdf';
+writeFileSync(join(MADE, 'renderer-panic.pdf'), pdfOf([
+  '<< /Type /Catalog /Pages 2 0 R >>',
+  '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /XObject << /Im1 7 0 R >> >> >>',
+  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 8 0 R >> >> >>',
+  streamOf('', Buffer.from('q 400 0 0 400 100 200 cm /Im1 Do Q')),
+  streamOf('', Buffer.from('BT /F1 36 Tf 72 600 Td (Read after a trap) Tj ET')),
+  streamOf('/Type /XObject /Subtype /Image /Width 8 /Height 8 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /DecodeParms << /Predictor 2 /Columns 0 >>', deflateSync(Buffer.alloc(64, 128))),
+  '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+]));
+
+for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain, 'ocr-relaxed']]) {
+  test(`a page whose rendering panics keeps its native page with a warning, the pages after it are read by OCR, and so is the next document (${build} build)`, { timeout: 600_000 }, async () => {
+    const want = native(TRAP_PDF, ['--ocr', 'force']);
+    assert.match(want.pages[0].warnings?.[0]?.message ?? '', /could not be rendered for OCR/, 'the CLI catches the panic');
+    const page = await browser.newPage();
+    await page.goto(on().url + 'pkg/package.json');
+    const got = await page.evaluate(async (path) => {
+      const { createDocsift } = await import('/pkg/index.js');
+      const ds = await createDocsift({ threads: 2, models: '/models/' });
+      const doc = await ds.extract(await (await fetch('/corpus/' + path)).arrayBuffer(), { ocr: 'force' });
+      const next = await ds.extract(await (await fetch('/corpus/ocr/tesseract-test/testing/phototest.tif')).arrayBuffer());
+      return { pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, warnings: p.warnings })), next: next.pages[0].text };
+    }, TRAP_PDF);
+    await page.close();
+    assert.equal(got.pages.length, 2);
+    assert.equal(got.pages[0].ocr, undefined, 'page 1 not read by OCR');
+    assert.match(got.pages[0].warnings?.[0]?.message ?? '', /^not read by OCR: the OCR build failed: .*divide by zero/, JSON.stringify(got.pages[0].warnings));
+    assert.ok(got.pages[1].ocr, 'page 2 read by OCR in a fresh worker');
+    assert.equal(got.pages[1].text, want.pages[1].text);
+    assert.match(got.pages[1].text, /Read after a trap/);
+    assert.match(got.next, /quick brown dog/, 'the next document is read');
   });
 }

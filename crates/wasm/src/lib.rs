@@ -30,9 +30,19 @@ static ALLOCATOR: alloc::ThreadCaching = alloc::ThreadCaching;
 #[cfg(feature = "threads")]
 pub use wasm_bindgen_rayon::init_thread_pool;
 
+/// The worker global a panic's message is left on (see `start`).
+const PANIC_GLOBAL: &str = "docsiftPanic";
+
+/// The wasm builds cannot unwind: a panic logs itself (as console_error_panic_hook does),
+/// leaves its message on the thread's global as `PANIC_GLOBAL`, and aborts. The worker
+/// reports that message with the trap that follows, then gives up the instance, whose memory
+/// is as the panic left it.
 #[wasm_bindgen(start)]
 pub fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let _ = js_sys::Reflect::set(&js_sys::global(), &PANIC_GLOBAL.into(), &info.to_string().into());
+    }));
 }
 
 /// [the job being extracted, the job to cancel]: the worker sets the first before each call;
