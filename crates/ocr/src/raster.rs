@@ -278,56 +278,35 @@ mod tests {
         Ok(())
     }
 
-    /// `img` as a JPEG of quality 95.
-    fn jpeg_of(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95).encode_image(img).map_err(image_error)?;
-        Ok(jpeg)
-    }
-
     /// The bytes of `bytes` from `at` replaced by `with`.
     fn patched(mut bytes: Vec<u8>, at: usize, with: &[u8]) -> Vec<u8> {
         bytes[at..at + with.len()].copy_from_slice(with);
         bytes
     }
 
-    /// A classic little-endian TIFF of one grey page of `width`×`height` in one Deflate strip
-    /// whose data is a few zero rows: a header that claims more than its data holds.
+    /// A TIFF of one grey page of `width`×`height` in one Deflate strip of a few zero rows:
+    /// a header that claims more than its data holds.
     fn deflated_grey_tiff(width: u32, height: u32) -> Result<Vec<u8>, OcrError> {
-        use std::io::Write;
+        use crate::tiff_file::tests::{Field, tiff_with};
         let mut strip = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        strip.write_all(&[0; 64]).map_err(|e| OcrError::Image(e.to_string()))?;
+        std::io::Write::write_all(&mut strip, &[0; 64]).map_err(|e| OcrError::Image(e.to_string()))?;
         let strip = strip.finish().map_err(|e| OcrError::Image(e.to_string()))?;
-        // (tag, type: 3 SHORT or 4 LONG, value): sizes, 8 bits, Deflate, black is zero, the
-        // strip's offset, one sample, one strip, its length.
-        let entries: [(u16, u16, u32); 9] = [
-            (256, 4, width),
-            (257, 4, height),
-            (258, 3, 8),
-            (259, 3, 8),
-            (262, 3, 1),
-            (273, 4, 0),
-            (277, 3, 1),
-            (278, 4, height),
-            (279, 4, strip.len() as u32),
+        // Sizes, 8 bits, Deflate, black is zero, one sample, one strip.
+        let fields = [
+            (256, Field::Long(vec![width])),
+            (257, Field::Long(vec![height])),
+            (258, Field::Short(vec![8])),
+            (259, Field::Short(vec![8])),
+            (262, Field::Short(vec![1])),
+            (277, Field::Short(vec![1])),
+            (278, Field::Long(vec![height])),
         ];
-        let data_at = 8 + 2 + 12 * entries.len() as u32 + 4;
-        let mut out = vec![b'I', b'I', 42, 0, 8, 0, 0, 0];
-        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-        for (tag, kind, value) in entries {
-            let value = if tag == 273 { data_at } else { value };
-            out.extend_from_slice(&tag.to_le_bytes());
-            out.extend_from_slice(&kind.to_le_bytes());
-            out.extend_from_slice(&1u32.to_le_bytes());
-            out.extend_from_slice(&value.to_le_bytes());
-        }
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&strip);
-        Ok(out)
+        Ok(tiff_with(&fields, &[Some(&strip)]))
     }
 
     #[test]
     fn a_header_claiming_more_pixels_than_a_page_may_have_is_refused_before_decoding() -> Result<(), OcrError> {
+        use crate::tiff_file::tests::jpeg_of;
         let small = RgbImage::from_pixel(16, 16, image::Rgb(RED));
         let huge = 60_000u32;
         // PNG: IHDR's width and height, then its CRC over type and data.
@@ -356,7 +335,7 @@ mod tests {
     fn a_photo_tagged_as_turned_is_read_upright_as_viewers_show_it() -> Result<(), OcrError> {
         // Stored 30×20, red above blue, tagged "turn 90° clockwise to view" (EXIF orientation 6).
         let stored = RgbImage::from_fn(30, 20, |_, y| image::Rgb(if y < 10 { RED } else { BLUE }));
-        let mut jpeg = jpeg_of(&stored)?;
+        let mut jpeg = crate::tiff_file::tests::jpeg_of(&stored)?;
         let tiff: [u8; 26] =
             [b'M', b'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0];
         let mut app1 = vec![0xff, 0xe1, 0, 2 + 6 + tiff.len() as u8];

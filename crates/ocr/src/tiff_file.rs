@@ -848,7 +848,7 @@ fn ycbcr_to_rgb(samples: &[u8], [lr, lg, lb]: [f32; 3], reference: [f32; 6]) -> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::HashMap;
 
     use super::*;
@@ -856,7 +856,7 @@ mod tests {
 
     /// A field of a hand-built TIFF directory.
     #[derive(Clone)]
-    enum Field {
+    pub(crate) enum Field {
         Short(Vec<u16>),
         Long(Vec<u32>),
     }
@@ -866,7 +866,7 @@ mod tests {
 
     /// A classic little-endian TIFF of one page: `fields` (sorted by tag, strip offsets and
     /// counts left out) and `strips` of coded pixels. A strip at `None` points past the end.
-    fn tiff_with(fields: &[(u16, Field)], strips: &[Option<&[u8]>]) -> Vec<u8> {
+    pub(crate) fn tiff_with(fields: &[(u16, Field)], strips: &[Option<&[u8]>]) -> Vec<u8> {
         let mut out = b"II*\0\0\0\0\0".to_vec();
         let mut offsets = Vec::new();
         for strip in strips {
@@ -1242,7 +1242,7 @@ mod tests {
         Ok(())
     }
 
-    fn jpeg_of(picture: &RgbImage) -> Result<Vec<u8>, OcrError> {
+    pub(crate) fn jpeg_of(picture: &RgbImage) -> Result<Vec<u8>, OcrError> {
         let mut jpeg = Vec::new();
         image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
             .encode_image(picture)
