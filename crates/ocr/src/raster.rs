@@ -73,7 +73,6 @@ impl<'a> ImageFile<'a> {
                 match tiff_page(&file) {
                     Ok(img) => (img, None),
                     // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode.
-                    Err(e @ OcrError::PageTooLarge { .. }) => return Err(e),
                     Err(e) => return decode_refused(file).unwrap_or(Err(e)),
                 }
             }
