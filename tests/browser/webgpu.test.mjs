@@ -28,14 +28,14 @@ const TOLERANCE = 2e-3;
  * the end of a 4×40×6906 tensor, which the worker's buffer slack must absorb (without it the
  * last value came out 3.5 off here).
  */
-const CASES = [['rec', '4x3x48x320'], ['cls', '1x3x48x192']];
+const CASES = [['rec', '4x3x48x320'], ['cls', '4x3x48x192']];
 /**
  * What the page OCR test serves to the GPU: the orientation and the narrowest recognition
  * file (SwiftShader takes ~10 s per 320-wide line, and that file reads 4 lines a call;
  * detection would take minutes), so the mailbox carries those calls and detection stays on
  * the CPU.
  */
-const GPU_FILES = ['cls_1x3x48x192.onnx', 'rec_4x3x48x320.onnx'];
+const GPU_FILES = ['cls_4x3x48x192.onnx', 'rec_4x3x48x320.onnx'];
 /** Same model, same input, GPU vs CPU float rounding: boxes agree to a pixel or so. */
 const BOX_TOLERANCE = 2.0;
 

@@ -158,12 +158,13 @@ impl OcrModels {
 }
 
 /// A loaded engine, its line models readied on the pool while the first page is detected
-/// (`Engine::prepare_line_models`).
+/// (`Engine::line_model_inputs`), side by side: a GPU runtime compiles a file per input shape.
 #[cfg(feature = "parallel")]
 fn prepared_beside(engine: Engine) -> Arc<Engine> {
+    use rayon::prelude::*;
     let engine = Arc::new(engine);
     let ready = Arc::clone(&engine);
-    rayon::spawn(move || ready.prepare_line_models());
+    rayon::spawn(move || ready.line_model_inputs().par_iter().for_each(|(model, shape)| ready.prepare(*model, shape)));
     engine
 }
 

@@ -164,16 +164,29 @@ impl Engine {
         self.backend.name()
     }
 
-    /// Readies the backend for the inputs every page's lines share: orientation's one shape,
-    /// and recognition at the narrowest line width, which also types recognition's graph for
-    /// all widths (tract plans them once per engine). A front-end with a thread pool runs
-    /// this beside the first page's detection, so that its lines need not wait for it.
-    pub fn prepare_line_models(&self) {
+    /// The inputs every page's lines share, for the backend to get ready for beside the first
+    /// page's detection: orientation's shape, and recognition at the narrowest line width,
+    /// which also types recognition's graph for all widths (tract plans them once per
+    /// engine). A runtime with static shapes compiles each of its files on first use, and a
+    /// page's lines come in every width, so there it is every file of the two models.
+    pub fn line_model_inputs(&self) -> Vec<(ModelKind, Vec<usize>)> {
+        let mut inputs = Vec::new();
         for (model, w) in [(ModelKind::Orientation, rec::CLS_WIDTH), (ModelKind::Recognition, rec::REC_MIN_WIDTH)] {
-            if self.backend.has(model) {
-                self.backend.prepare(model, &[DYNAMIC_LINES_PER_CALL, 3, rec::LINE_HEIGHT, w]);
+            if !self.backend.has(model) {
+                continue;
+            }
+            match self.backend.fixed_shapes(model) {
+                Some(shapes) => inputs.extend(shapes.into_iter().map(|shape| (model, shape))),
+                None => inputs.push((model, vec![DYNAMIC_LINES_PER_CALL, 3, rec::LINE_HEIGHT, w])),
             }
         }
+        inputs
+    }
+
+    /// Readies the backend to run `model` on inputs of `shape` (`line_model_inputs`; a
+    /// front-end with a thread pool readies them side by side, beside the first page).
+    pub fn prepare(&self, model: ModelKind, shape: &[usize]) {
+        self.backend.prepare(model, shape);
     }
 
     pub fn has_layout(&self) -> bool {
@@ -550,7 +563,9 @@ mod tests {
         let backend =
             AnyShape { classes: rec::classes(dictionary).len(), prepared: prepared.clone(), runs: runs.clone() };
         let engine = Engine::new(Box::new(backend), dictionary, Script::All);
-        engine.prepare_line_models();
+        for (model, shape) in engine.line_model_inputs() {
+            engine.prepare(model, &shape);
+        }
         // A short word (the narrowest input width) and a long line.
         let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 24.0], [0.0, 24.0]]);
         let quads = vec![line(20.0), line(700.0)];
@@ -568,6 +583,21 @@ mod tests {
         assert!(prepared.iter().any(|(m, _)| *m == ModelKind::Orientation));
         assert!(prepared.iter().any(|(m, _)| *m == ModelKind::Recognition));
         Ok(())
+    }
+
+    #[test]
+    fn a_runtime_with_static_shapes_is_readied_for_every_file_its_line_models_have() {
+        let dictionary = "a\nb\n";
+        let shapes = vec![vec![4, 3, 48, 320], vec![2, 3, 48, 640]];
+        let backend = StaticShapes {
+            shapes: shapes.clone(),
+            classes: rec::classes(dictionary).len(),
+            inputs: Default::default(),
+        };
+        let engine = Engine::new(Box::new(backend), dictionary, Script::All);
+        // No orientation model here, so none of its shapes.
+        let want: Vec<_> = shapes.into_iter().map(|s| (ModelKind::Recognition, s)).collect();
+        assert_eq!(engine.line_model_inputs(), want);
     }
 
     #[test]

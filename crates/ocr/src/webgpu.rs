@@ -107,6 +107,12 @@ impl Backend for WonnxBackend {
         Some(self.shapes(model))
     }
 
+    /// Compiles the file for `shape` (its few hundred shaders took 1–2 s on an H200's host), so
+    /// that the files a page needs can compile side by side rather than one after another.
+    fn prepare(&self, model: ModelKind, shape: &[usize]) {
+        let _ = self.compiled(model, shape);
+    }
+
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
         let compiled = self.compiled(model, &input.shape)?;
         let inputs = HashMap::from([(compiled.input.clone(), InputTensor::from(&input.data[..]))]);
