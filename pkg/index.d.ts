@@ -9,7 +9,7 @@ export interface Word { text: string; bbox: BBox; upright: boolean; direction: D
 export interface Line { text: string; bbox: BBox; direction: Direction; words: { start: number; end: number } }
 export interface Segment { x0: number; y0: number; x1: number; y1: number; width: number; stroke: boolean }
 export interface Rect { bbox: BBox; stroke: boolean; fill: boolean }
-export interface Image { bbox: BBox; width: number; height: number; filter?: string | null; object?: number }
+export interface Image { bbox: BBox; width: number; height: number; filter?: string | null; object?: number; mask?: [number, number] }
 export interface Warning { page?: number; message: string }
 export interface Page {
   number: number; width: number; height: number; rotation: number; text: string;

@@ -268,6 +268,28 @@ fn inline_images_are_skipped_and_placed() {
 }
 
 #[test]
+fn image_xobjects_report_the_size_of_their_soft_or_stencil_mask() {
+    let mut b = Builder::new();
+    let image = |b: &mut Builder, w: i64, h: i64, extra: Dictionary| {
+        let mut dict = dictionary! { "Type" => "XObject", "Subtype" => "Image", "Width" => w, "Height" => h,
+        "BitsPerComponent" => 8, "ColorSpace" => "DeviceGray" };
+        dict.extend(&extra);
+        b.stream(dict, &vec![0u8; (w * h) as usize])
+    };
+    let soft = image(&mut b, 6, 5, Dictionary::new());
+    let stencil = image(&mut b, 3, 2, dictionary! { "ImageMask" => true });
+    let with_soft = image(&mut b, 2, 2, dictionary! { "SMask" => soft });
+    let with_stencil = image(&mut b, 2, 2, dictionary! { "Mask" => stencil });
+    // A /Mask array is a colour key: no picture of its own.
+    let keyed = image(&mut b, 2, 2, dictionary! { "Mask" => vec![0.into(), 10.into()] });
+    let xobjects = dictionary! { "A" => with_soft, "B" => with_stencil, "C" => keyed };
+    b.page(dictionary! { "XObject" => xobjects }, "q 10 0 0 10 0 0 cm /A Do /B Do /C Do Q", Dictionary::new());
+    let doc = run(&b.finish());
+    let masks: Vec<_> = doc.pages[0].images.iter().map(|i| ((i.width, i.height), i.mask)).collect();
+    assert_eq!(masks, [((2, 2), Some([6, 5])), ((2, 2), Some([3, 2])), ((2, 2), None)]);
+}
+
+#[test]
 fn paths_give_segments_and_rects_in_page_space() {
     let doc = one_page(
         Dictionary::new(),

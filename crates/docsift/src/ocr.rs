@@ -92,11 +92,17 @@ pub fn render_dpi(page: &Page) -> f32 {
         .unwrap_or(DEFAULT_DPI)
 }
 
-/// An image of the page with more pixels than an OCR page may have: the renderer decodes
-/// every image at its full size, so a few kilobytes of zeros declared 65,000 pixels square
-/// would take 4 GiB, all a browser tab's wasm memory.
-fn image_too_large_to_render(page: &Page) -> Option<&docsift_model::Image> {
-    page.images.iter().find(|i| u64::from(i.width) * u64::from(i.height) > docsift_ocr::MAX_PAGE_PIXELS)
+/// The first of the page's pictures (an image, or an image's mask) with more pixels than an
+/// OCR page may have: what it is, and its size. The renderer decodes each at its full size, so
+/// a few kilobytes of zeros declared 65,000 pixels square would take 4 GiB, all a browser
+/// tab's wasm memory.
+fn picture_too_large_to_render(page: &Page) -> Option<(&'static str, u32, u32)> {
+    let pictures =
+        page.images.iter().flat_map(|i| [Some(("image", [i.width, i.height])), i.mask.map(|m| ("image mask", m))]);
+    pictures
+        .flatten()
+        .find(|(_, [w, h])| u64::from(*w) * u64::from(*h) > docsift_ocr::MAX_PAGE_PIXELS)
+        .map(|(what, [w, h])| (what, w, h))
 }
 
 /// OCR models, loaded on first use (a born-digital document never pays for them).
@@ -263,9 +269,8 @@ impl PdfOcr {
             }
             return Ok(());
         };
-        if let Some(image) = image_too_large_to_render(page) {
-            let (w, h) = (image.width, image.height);
-            let why = format!("the page could not be rendered for OCR: its {w}×{h} image is too large to decode");
+        if let Some((what, w, h)) = picture_too_large_to_render(page) {
+            let why = format!("the page could not be rendered for OCR: its {w}×{h} {what} is too large to decode");
             page.warnings.push(Warning::page(page.number, why));
             return Ok(());
         }
@@ -349,6 +354,7 @@ mod tests {
             height: 3300,
             filter: None,
             object: None,
+            mask: None,
         });
         let c = docsift_model::Char {
             text: "a".into(),
@@ -379,7 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn a_page_with_an_image_too_large_to_decode_keeps_its_text_and_says_why() -> Result<(), Error> {
+    fn a_page_with_an_image_or_mask_too_large_to_decode_keeps_its_text_and_says_why() -> Result<(), Error> {
         let never_loaded = OcrModels::lazy(|| Err(Error::new(ErrorKind::Model, "models are not needed here")));
         let opts = Options { ocr: OcrMode::Force, ocr_models: Some(Arc::new(never_loaded)), ..Options::default() };
         let ocr = PdfOcr::new(b"%PDF-1.4", &opts).ok_or_else(|| Error::new(ErrorKind::Model, "OCR is on"))?;
@@ -387,12 +393,22 @@ mod tests {
         page.number = 1;
         page.images[0].width = 65_000;
         page.images[0].height = 65_000;
-        finished(ocr.process(0, &mut page, &|| true))?;
-        assert_eq!(page.chars.len(), 500);
-        let said: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
-        assert!(matches!(said[..], [m] if m.contains("65000×65000 image is too large")), "{said:?}");
-        // A scan's page image is well within the limit.
-        assert!(image_too_large_to_render(&scan(0)).is_none());
+        // A small image whose soft mask is the bomb.
+        let mut masked = scan(500);
+        masked.number = 2;
+        masked.images[0].mask = Some([60_000, 60_000]);
+        for (mut page, said) in
+            [(page, "65000×65000 image is too large"), (masked, "60000×60000 image mask is too large")]
+        {
+            finished(ocr.process(0, &mut page, &|| true))?;
+            assert_eq!(page.chars.len(), 500);
+            let warned: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
+            assert!(matches!(warned[..], [m] if m.contains(said)), "{warned:?}");
+        }
+        // A scan's page image, and a mask of its size, are well within the limit.
+        let mut scanned = scan(0);
+        scanned.images[0].mask = Some([2550, 3300]);
+        assert!(picture_too_large_to_render(&scanned).is_none());
         Ok(())
     }
 

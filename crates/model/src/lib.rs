@@ -109,6 +109,10 @@ pub struct Image {
     /// Object number of the image XObject (absent for inline images).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<u32>,
+    /// Width and height of the image's own mask (a soft mask, or a stencil mask stream),
+    /// which is a picture of its own size, decoded beside the image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask: Option<[u32; 2]>,
 }
 
 /// What a block of a page is (from a layout model or, later, from rules).

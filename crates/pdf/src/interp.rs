@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use docsift_model::{BBox, Matrix};
-use lopdf::{Dictionary, Object, ObjectId};
+use docsift_model::{BBox, Image, Matrix};
+use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use crate::document::PdfDocument;
 use crate::font::{Font, Glyph, NamedFont, encoding::expand_ligature};
@@ -41,7 +41,7 @@ pub trait Device {
     fn glyph(&mut self, _g: &ShownGlyph) {}
     fn segment(&mut self, _from: (f32, f32), _to: (f32, f32), _width: f32, _stroke: bool) {}
     fn rect(&mut self, _bbox: BBox, _stroke: bool, _fill: bool) {}
-    fn image(&mut self, _bbox: BBox, _width: u32, _height: u32, _filter: Option<String>, _object: Option<u32>) {}
+    fn image(&mut self, _image: Image) {}
     fn warning(&mut self, _message: String) {}
 }
 
@@ -473,8 +473,7 @@ impl<'d, D: Device> Interpreter<'d, D> {
         let dict = &stream.dict;
         match get_name(doc, dict, b"Subtype") {
             Some(b"Image") => {
-                let w = get_number(doc, dict, b"Width").unwrap_or(0.0).max(0.0) as u32;
-                let h = get_number(doc, dict, b"Height").unwrap_or(0.0).max(0.0) as u32;
+                let [width, height] = picture_size(doc, dict);
                 let filter = match get(doc, dict, b"Filter") {
                     Some(Object::Name(n)) => Some(String::from_utf8_lossy(n).into_owned()),
                     Some(Object::Array(a)) => {
@@ -483,7 +482,8 @@ impl<'d, D: Device> Interpreter<'d, D> {
                     _ => None,
                 };
                 let bbox = self.unit_square_bbox();
-                self.device.image(bbox, w, h, filter, id.map(|i| i.0));
+                let mask = image_mask_size(doc, dict);
+                self.device.image(Image { bbox, width, height, filter, object: id.map(|i| i.0), mask });
             }
             Some(b"Form") => {
                 let Some(id) = id else { return };
@@ -567,8 +567,22 @@ impl<'d, D: Device> Interpreter<'d, D> {
             .then(|| (w as usize * comps * if mask { 1 } else { bpc }).div_ceil(8) * h as usize);
         lx.skip_inline_image(expected);
         let bbox = self.unit_square_bbox();
-        self.device.image(bbox, w, h, filter, None);
+        self.device.image(Image { bbox, width: w, height: h, filter, object: None, mask: None });
     }
+}
+
+/// An image stream's declared width and height (0 where missing or negative).
+fn picture_size(doc: &Document, dict: &Dictionary) -> [u32; 2] {
+    [b"Width".as_slice(), b"Height"].map(|key| get_number(doc, dict, key).unwrap_or(0.0).max(0.0) as u32)
+}
+
+/// The size of an image XObject's soft mask (`/SMask`) or stencil mask (a `/Mask` stream; a
+/// `/Mask` array is a colour key, not a picture).
+fn image_mask_size(doc: &Document, dict: &Dictionary) -> Option<[u32; 2]> {
+    [b"SMask".as_slice(), b"Mask"].into_iter().find_map(|key| match get(doc, dict, key) {
+        Some(Object::Stream(mask)) => Some(picture_size(doc, &mask.dict)),
+        _ => None,
+    })
 }
 
 /// Corners of a glyph's box in text space (before Tm × CTM) and the advance matrix.

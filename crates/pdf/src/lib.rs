@@ -81,8 +81,8 @@ impl Device for PageCollector {
         self.page.rects.push(Rect { bbox, stroke, fill });
     }
 
-    fn image(&mut self, bbox: BBox, width: u32, height: u32, filter: Option<String>, object: Option<u32>) {
-        self.page.images.push(Image { bbox, width, height, filter, object });
+    fn image(&mut self, image: Image) {
+        self.page.images.push(image);
     }
 
     fn warning(&mut self, message: String) {
