@@ -489,9 +489,12 @@ mod tests {
         assert_eq!(fit_shape(&[], 48, 320), None);
     }
 
-    /// Static recognition shapes; answers blank lines and keeps the input shapes it was given.
+    /// Static recognition shapes (and orientation's one, when given); answers blank lines,
+    /// every line upright but an empty slot upside down, and keeps the input shapes it was
+    /// given.
     struct StaticShapes {
         shapes: Vec<Vec<usize>>,
+        orientation: Option<Vec<usize>>,
         classes: usize,
         inputs: Arc<Mutex<Vec<Vec<usize>>>>,
     }
@@ -501,15 +504,23 @@ mod tests {
             "static"
         }
         fn has(&self, model: ModelKind) -> bool {
-            model == ModelKind::Recognition
+            model == ModelKind::Recognition || (model == ModelKind::Orientation && self.orientation.is_some())
         }
-        fn fixed_shapes(&self, _: ModelKind) -> Option<Vec<Vec<usize>>> {
-            Some(self.shapes.clone())
+        fn fixed_shapes(&self, model: ModelKind) -> Option<Vec<Vec<usize>>> {
+            match model {
+                ModelKind::Orientation => self.orientation.clone().map(|s| vec![s]),
+                _ => Some(self.shapes.clone()),
+            }
         }
         fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
             self.inputs.lock().unwrap().push(input.shape.clone());
-            if !self.shapes.contains(&input.shape) {
+            if !self.fixed_shapes(model).unwrap_or_default().contains(&input.shape) {
                 return Err(OcrError::Model { model, message: format!("no shape {:?}", input.shape) });
+            }
+            if model == ModelKind::Orientation {
+                let slots = input.data.chunks(input.data.len() / input.shape[0]);
+                let answers = slots.flat_map(|s| if s.iter().all(|&v| v == 0.0) { [0.0, 1.0] } else { [1.0, 0.0] });
+                return Ok(vec![Tensor::new(vec![input.shape[0], 2], answers.collect())]);
             }
             let (n, steps) = (input.shape[0], input.shape[3] / 8);
             let mut out = Tensor::zeros(vec![n, steps, self.classes]);
@@ -589,15 +600,42 @@ mod tests {
     fn a_runtime_with_static_shapes_is_readied_for_every_file_its_line_models_have() {
         let dictionary = "a\nb\n";
         let shapes = vec![vec![4, 3, 48, 320], vec![2, 3, 48, 640]];
-        let backend = StaticShapes {
-            shapes: shapes.clone(),
-            classes: rec::classes(dictionary).len(),
-            inputs: Default::default(),
-        };
+        let classes = rec::classes(dictionary).len();
+        let cls = vec![4, 3, 48, 192];
+        let backend = StaticShapes { shapes: shapes.clone(), orientation: None, classes, inputs: Default::default() };
         let engine = Engine::new(Box::new(backend), dictionary, Script::All);
         // No orientation model here, so none of its shapes.
-        let want: Vec<_> = shapes.into_iter().map(|s| (ModelKind::Recognition, s)).collect();
+        let mut want: Vec<_> = shapes.iter().map(|s| (ModelKind::Recognition, s.clone())).collect();
         assert_eq!(engine.line_model_inputs(), want);
+        let backend = StaticShapes { shapes, orientation: Some(cls.clone()), classes, inputs: Default::default() };
+        let engine = Engine::new(Box::new(backend), dictionary, Script::All);
+        want.insert(0, (ModelKind::Orientation, cls));
+        assert_eq!(engine.line_model_inputs(), want);
+    }
+
+    #[test]
+    fn a_static_orientation_shape_asks_its_batch_of_lines_a_call_and_empty_slots_turn_no_line() {
+        let dictionary = "a\nb\n";
+        let inputs = Arc::new(Mutex::new(Vec::new()));
+        let cls = vec![4, 3, 48, 192];
+        let backend = StaticShapes {
+            shapes: vec![vec![4, 3, 48, 320]],
+            orientation: Some(cls.clone()),
+            classes: rec::classes(dictionary).len(),
+            inputs: inputs.clone(),
+        };
+        let engine = Engine::new(Box::new(backend), dictionary, Script::All);
+        let line = |y: f32| Quad([[0.0, y], [100.0, y], [100.0, y + 20.0], [0.0, y + 20.0]]);
+        let img = RgbImage::new(100, 200);
+        // One line and three empty slots, then five lines in two calls (the second with three
+        // empty slots): the empty slots answer upside down, the lines upright, so no line turns.
+        for n in [1usize, 5] {
+            inputs.lock().unwrap().clear();
+            let quads: Vec<Quad> = (0..n).map(|i| line(i as f32 * 30.0)).collect();
+            let read = now(engine.orient(&img, quads.clone(), &mut |_| true)).expect("orients");
+            assert_eq!(read, quads, "{n} lines");
+            assert_eq!(*inputs.lock().unwrap(), vec![cls.clone(); n.div_ceil(4)]);
+        }
     }
 
     #[test]
@@ -606,7 +644,7 @@ mod tests {
         let classes = rec::classes(dictionary).len();
         let shapes = vec![vec![4, 3, 48, 320], vec![2, 3, 48, 640]];
         let inputs = Arc::new(Mutex::new(Vec::new()));
-        let backend = StaticShapes { shapes: shapes.clone(), classes, inputs: inputs.clone() };
+        let backend = StaticShapes { shapes: shapes.clone(), orientation: None, classes, inputs: inputs.clone() };
         let engine = Engine::new(Box::new(backend), dictionary, Script::All);
         let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 48.0], [0.0, 48.0]]);
         // Five lines that fit 320 columns, three that need 640.
