@@ -10,14 +10,12 @@ import { errorShape } from './errors.js';
 import { fetchModel } from './models.js';
 import { ocrBuilds } from './builds.js';
 
-/** { threads, models, backend, script } from the docsift worker. */
+/** { threads, models, backend, script, panicChannel } from the docsift worker. */
 let config = null;
 /** The build with its models: Promise<{ mod, gpu, layout }>, replaced to add the layout model. */
 let loaded = null;
 /** The request being served, named in the stage messages of builds without shared memory. */
 let current = 0;
-/** The pages of a PDF the request being served has read so far (a trap's reply keeps them). */
-let read = [];
 
 /**
  * Seconds a GPU model call may take before the GPU worker is taken as gone and the CPU
@@ -37,7 +35,11 @@ async function loadOcrBuild() {
     try {
       const mod = await import(`./wasm/${build}/docsift_wasm.js`);
       await mod.default();
-      if (build.startsWith('ocr-threaded')) await mod.initThreadPool(config.threads);
+      if (build.startsWith('ocr-threaded')) {
+        await mod.initThreadPool(config.threads);
+        // This worker waits on a pool thread's job: its panic is told to the docsift worker.
+        mod.setPanicChannel(config.panicChannel);
+      }
       return mod;
     } catch (e) {
       if (i === builds.length - 1) throw e;
@@ -171,13 +173,14 @@ async function image(id, bytes, layout, numbers) {
  * Replies to the request being served that the OCR build trapped, and closes this worker.
  * The wasm builds cannot unwind, so a panic (in the renderer, a decoder, the models) aborts
  * and leaves the instance's memory as the panic found it: nothing more is read with it,
- * and the docsift worker starts a fresh one. The reply keeps the pages read before, and
- * gives the panic's message, which the build's panic hook leaves on the global.
+ * and the docsift worker starts a fresh one, keeping the pages posted before. The reply
+ * gives the panic's message, which the build's panic hook leaves on the global. (A panic on
+ * a pool thread traps that thread's worker, not this one: see setPanicChannel.)
  */
 function replyTrapped(trap) {
   const panic = self.docsiftPanic?.replace(/\s+/g, ' ').trim();
   const error = { name: 'DocsiftError', code: 'internal', message: `the OCR build failed: ${panic || trap.message}` };
-  self.postMessage({ type: 'error', id: current, error, trapped: { done: read } }, read.flatMap(transferables));
+  self.postMessage({ type: 'error', id: current, error, trapped: true });
   self.close();
 }
 
@@ -189,14 +192,20 @@ self.addEventListener('error', (event) => {
   replyTrapped(event.error);
 });
 
-/** The pages at `indices` of a PDF, read by OCR (or, with layout, given layout regions). */
+/**
+ * The pages at `indices` of a PDF, read by OCR (or, with layout, given layout regions), each
+ * posted as it is read: a trap on a later page, or this worker's end, keeps it.
+ */
 async function pages(id, { bytes, password, mode, layout, indices }) {
   const ocr = await ocrModule(id, layout);
   const doc = new ocr.Doc(new Uint8Array(bytes), password ?? undefined, mode, layout);
+  let done = 0;
   try {
     for (const index of indices) {
-      self.postMessage({ type: 'progress', id, stage: 'ocr', done: read.length, total: indices.length });
-      read.push((await doc.extractPages(Uint32Array.of(index)))[0]);
+      self.postMessage({ type: 'progress', id, stage: 'ocr', done, total: indices.length });
+      const page = (await doc.extractPages(Uint32Array.of(index)))[0];
+      self.postMessage({ type: 'page', id, page }, transferables(page));
+      done += 1;
     }
   } catch (e) {
     // A trapped instance is not called again, not even to free.
@@ -204,8 +213,8 @@ async function pages(id, { bytes, password, mode, layout, indices }) {
     throw e;
   }
   doc.free();
-  self.postMessage({ type: 'progress', id, stage: 'ocr', done: read.length, total: indices.length });
-  return { value: read, transfer: read.flatMap(transferables) };
+  self.postMessage({ type: 'progress', id, stage: 'ocr', done, total: indices.length });
+  return { value: null, transfer: [] };
 }
 
 self.onmessage = async ({ data: msg }) => {
@@ -214,7 +223,6 @@ self.onmessage = async ({ data: msg }) => {
     return;
   }
   current = msg.id;
-  read = [];
   try {
     let reply = { value: null, transfer: [] };
     if (msg.op === 'load') await ocrModule(msg.id, msg.layout);

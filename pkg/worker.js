@@ -65,26 +65,38 @@ const abortError = () => ({ name: 'AbortError', code: 'cancelled', message: 'ext
 
 /** The OCR worker, started on first need; it serves one request at a time, in order. */
 let ocrWorker = null;
+/** Where its build's pool threads tell a panic (see setPanicChannel in crates/wasm). */
+let ocrPanics = null;
 let ocrQueue = Promise.resolve();
-/** The request the OCR worker is serving: { id, resolve, reject }. */
+/** The request the OCR worker is serving: { id, op, pages, resolve, reject }; pages: those posted so far. */
 let ocrServing = null;
 
 function startOcrWorker() {
   const w = new Worker(new URL('./ocr-worker.js', import.meta.url), { type: 'module' });
-  w.postMessage({ op: 'init', threads: poolSize, models: modelsUrl, backend, script });
+  const panicChannel = `docsift-ocr-panic-${Date.now()}-${Math.random()}`;
+  ocrPanics = new BroadcastChannel(panicChannel);
+  // The OCR worker waits for ever on a pool job that trapped: it is ended here instead.
+  ocrPanics.onmessage = ({ data }) => {
+    if (ocrWorker === w) stopOcrWorker(trappedError(`the OCR build failed: ${String(data).replace(/\s+/g, ' ').trim()}`));
+  };
+  w.postMessage({ op: 'init', threads: poolSize, models: modelsUrl, backend, script, panicChannel });
   w.onmessage = ({ data }) => {
+    if (data.type === 'page') {
+      ocrServing?.pages.push(data.page);
+      return;
+    }
     if (data.type !== 'result' && data.type !== 'error') {
       self.postMessage(data); // progress and OCR stages go straight to the page
       return;
     }
     const served = ocrServing;
     ocrServing = null;
-    if (data.type === 'result') served?.resolve(data.value);
+    if (data.type === 'result') served?.resolve(served.op === 'pages' ? served.pages : data.value);
     else if (!data.trapped) served?.reject(data.error);
     else {
       // Its build trapped, and the worker closed itself: the next request starts a fresh one.
-      if (ocrWorker === w) ocrWorker = null;
-      served?.reject({ ...data.error, trapped: data.trapped });
+      if (ocrWorker === w) stopOcrWorker();
+      served?.reject({ ...data.error, trapped: { done: served.pages } });
     }
   };
   w.onerror = (e) => {
@@ -94,13 +106,20 @@ function startOcrWorker() {
   return w;
 }
 
-/** Ends the OCR worker and the request it was serving; the next request starts a new one. */
+/** An internal error of a trapped OCR build, keeping the pages it posted before. */
+function trappedError(message) {
+  return { name: 'DocsiftError', code: 'internal', message, trapped: { done: ocrServing?.pages ?? [] } };
+}
+
+/** Ends the OCR worker and the request it was serving (with `error`); the next request starts a new one. */
 function stopOcrWorker(error) {
   ocrWorker?.terminate();
   ocrWorker = null;
+  ocrPanics?.close();
+  ocrPanics = null;
   const served = ocrServing;
   ocrServing = null;
-  served?.reject(error);
+  if (error) served?.reject(error);
 }
 
 /** Sends a request of job `id` to the OCR worker once the ones before it are served. */
@@ -108,7 +127,7 @@ function ocrCall(id, request, transfer = []) {
   const run = ocrQueue.then(() => new Promise((resolve, reject) => {
     if (aborted.has(id)) throw abortError();
     ocrWorker ??= startOcrWorker();
-    ocrServing = { id, resolve, reject };
+    ocrServing = { id, op: request.op, pages: [], resolve, reject };
     ocrWorker.postMessage({ ...request, id }, transfer);
   }));
   ocrQueue = run.catch(() => {});

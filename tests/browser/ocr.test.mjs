@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -369,3 +369,42 @@ for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain,
     assert.match(got.next, /quick brown dog/, 'the next document is read');
   });
 }
+
+// The same panic on a pool thread of the threaded OCR build: that thread's worker traps,
+// while the OCR worker waits on the job for ever; the docsift worker hears of the panic
+// (setPanicChannel) and ends it. pkg/ is served again under /corpus/made/pool-pkg/ with
+// one change: its OCR worker reads the pages of a request in one call, so the pool renders
+// them (one page is rendered on the calling thread).
+const POOL_PKG = join(MADE, 'pool-pkg');
+mkdirSync(POOL_PKG);
+for (const f of readdirSync(join(ROOT, 'pkg')).filter((f) => f.endsWith('.js'))) copyFileSync(join(ROOT, 'pkg', f), join(POOL_PKG, f));
+symlinkSync(join(ROOT, 'pkg', 'wasm'), join(POOL_PKG, 'wasm'));
+const ONE_PAGE_A_CALL = 'Uint32Array.of(index)';
+const ocrWorkerSource = readFileSync(join(ROOT, 'pkg', 'ocr-worker.js'), 'utf8');
+writeFileSync(join(POOL_PKG, 'ocr-worker.js'), ocrWorkerSource.replace(ONE_PAGE_A_CALL, 'Uint32Array.from(indices)'));
+
+test('a panic on a pool thread of the threaded OCR build ends its OCR worker instead of hanging: the page keeps its native text with the panic, the pages after it and the next document are read', { timeout: 600_000 }, async () => {
+  assert.equal(ocrWorkerSource.split(ONE_PAGE_A_CALL).length, 2, 'the OCR worker reads a page a call');
+  const want = native(TRAP_PDF, ['--ocr', 'force']);
+  const page = await browser.newPage();
+  await page.goto(server.url + 'pkg/package.json');
+  const got = await page.evaluate(async (path) => {
+    const { createDocsift } = await import('/corpus/made/pool-pkg/index.js');
+    const ds = await createDocsift({ threads: 2, models: '/models/' });
+    // Without the channel the extraction never settles.
+    const hang = new Promise((resolve) => setTimeout(() => resolve('no answer in 120 s'), 120_000));
+    const doc = await Promise.race([ds.extract(await (await fetch('/corpus/' + path)).arrayBuffer(), { ocr: 'force' }), hang]);
+    if (typeof doc === 'string') return { hang: doc };
+    const next = await ds.extract(await (await fetch('/corpus/ocr/tesseract-test/testing/phototest.tif')).arrayBuffer());
+    return { threaded: ds.info.threaded, pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, warnings: p.warnings })), next: next.pages[0].text };
+  }, TRAP_PDF);
+  await page.close();
+  assert.equal(got.hang, undefined, got.hang);
+  assert.ok(got.threaded, 'the threaded builds run');
+  assert.equal(got.pages.length, 2);
+  assert.equal(got.pages[0].ocr, undefined, 'page 1 not read by OCR');
+  assert.match(got.pages[0].warnings?.[0]?.message ?? '', /^not read by OCR: the OCR build failed: .*divide by zero/, JSON.stringify(got.pages[0].warnings));
+  assert.ok(got.pages[1].ocr, 'page 2 read by OCR in a fresh worker');
+  assert.equal(got.pages[1].text, want.pages[1].text);
+  assert.match(got.next, /quick brown dog/, 'the next document is read');
+});

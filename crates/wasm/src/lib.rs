@@ -36,13 +36,61 @@ const PANIC_GLOBAL: &str = "docsiftPanic";
 /// The wasm builds cannot unwind: a panic logs itself (as console_error_panic_hook does),
 /// leaves its message on the thread's global as `PANIC_GLOBAL`, and aborts. The worker
 /// reports that message with the trap that follows, then gives up the instance, whose memory
-/// is as the panic left it.
+/// is as the panic left it. A panic on a pool thread traps that thread's worker, while the
+/// worker that called into the pool waits for the job for ever: its message also goes to the
+/// broadcast channel named by `setPanicChannel`, for the caller's parent to end the worker.
 #[wasm_bindgen(start)]
 pub fn start() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        let _ = js_sys::Reflect::set(&js_sys::global(), &PANIC_GLOBAL.into(), &info.to_string().into());
+        let message = info.to_string();
+        let _ = js_sys::Reflect::set(&js_sys::global(), &PANIC_GLOBAL.into(), &message.as_str().into());
+        #[cfg(feature = "threads")]
+        if rayon::current_thread_index().is_some() {
+            pool_panic::broadcast(&message);
+        }
     }));
+}
+
+/// Where a pool thread's panic is told (see `start`).
+#[cfg(feature = "threads")]
+mod pool_panic {
+    use std::sync::Mutex;
+
+    use wasm_bindgen::prelude::*;
+
+    /// The channel's name, set by the worker that owns the pool; shared by every thread.
+    static CHANNEL: Mutex<String> = Mutex::new(String::new());
+
+    #[wasm_bindgen]
+    extern "C" {
+        type BroadcastChannel;
+        #[wasm_bindgen(constructor, catch)]
+        fn new(name: &str) -> Result<BroadcastChannel, JsValue>;
+        #[wasm_bindgen(method, js_name = postMessage)]
+        fn post_message(this: &BroadcastChannel, message: &str);
+        #[wasm_bindgen(method)]
+        fn close(this: &BroadcastChannel);
+    }
+
+    /// Names the broadcast channel (same origin) a panic on a pool thread is posted to, as
+    /// its message: the worker's parent listens there, as the worker itself waits on the job.
+    #[wasm_bindgen(js_name = setPanicChannel)]
+    pub fn set_panic_channel(name: String) {
+        *CHANNEL.lock().unwrap_or_else(|p| p.into_inner()) = name;
+    }
+
+    pub(crate) fn broadcast(message: &str) {
+        // try_lock: a panic while the name is being set must not wait on itself.
+        let Ok(name) = CHANNEL.try_lock() else { return };
+        if name.is_empty() {
+            return;
+        }
+        if let Ok(channel) = BroadcastChannel::new(&name) {
+            channel.post_message(message);
+            channel.close();
+        }
+    }
 }
 
 /// [the job being extracted, the job to cancel]: the worker sets the first before each call;
