@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use docsift_model::{Error, ErrorKind, Page, Warning};
 use docsift_ocr::{Engine, ImageFile, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Script, Step};
+use docsift_pdf::IndirectPicture;
 
 use crate::{OcrMode, Options, needs_ocr};
 
@@ -92,17 +93,20 @@ pub fn render_dpi(page: &Page) -> f32 {
         .unwrap_or(DEFAULT_DPI)
 }
 
-/// The first of the page's pictures (an image, or an image's mask) with more pixels than an
-/// OCR page may have: what it is, and its size. The renderer decodes each at its full size, so
+/// The first of the page's pictures (an image, or an image's mask, that the content draws or
+/// that `indirect` lists) with more pixels than an OCR page may have: its size and what it
+/// is. The renderer decodes each at its full size, so
 /// a few kilobytes of zeros declared 65,000 pixels square would take 4 GiB, all a browser
 /// tab's wasm memory.
-fn picture_too_large_to_render(page: &Page) -> Option<(&'static str, u32, u32)> {
-    let pictures =
-        page.images.iter().flat_map(|i| [Some(("image", [i.width, i.height])), i.mask.map(|m| ("image mask", m))]);
-    pictures
-        .flatten()
+fn picture_too_large_to_render(page: &Page, indirect: &[IndirectPicture]) -> Option<String> {
+    let what = |mask: bool| if mask { "image mask" } else { "image" };
+    let drawn = page.images.iter().flat_map(|i| [Some((false, [i.width, i.height])), i.mask.map(|m| (true, m))]);
+    let drawn = drawn.flatten().map(|(mask, size)| (what(mask).to_string(), size));
+    let beyond = indirect.iter().map(|p| (format!("{} in {}", what(p.mask), p.place.phrase()), p.size));
+    drawn
+        .chain(beyond)
         .find(|(_, [w, h])| u64::from(*w) * u64::from(*h) > docsift_ocr::MAX_PAGE_PIXELS)
-        .map(|(what, [w, h])| (what, w, h))
+        .map(|(what, [w, h])| format!("{w}×{h} {what}"))
 }
 
 /// OCR models, loaded on first use (a born-digital document never pays for them).
@@ -248,11 +252,13 @@ impl PdfOcr {
     }
 
     /// OCRs the page when the mode asks for it; adds layout blocks when asked. A page that
-    /// cannot be OCR'd keeps its native text and says why in a warning.
+    /// cannot be OCR'd keeps its native text and says why in a warning. `indirect` lists the
+    /// pictures its patterns, glyphs and annotations draw (asked only when it is rendered).
     pub async fn process(
         &self,
         index: usize,
         page: &mut Page,
+        indirect: impl FnOnce() -> Vec<IndirectPicture>,
         keep_going: &(dyn Fn() -> bool + Sync),
     ) -> Result<(), Error> {
         let ocr = match self.mode {
@@ -269,8 +275,8 @@ impl PdfOcr {
             }
             return Ok(());
         };
-        if let Some((what, w, h)) = picture_too_large_to_render(page) {
-            let why = format!("the page could not be rendered for OCR: its {w}×{h} {what} is too large to decode");
+        if let Some(what) = picture_too_large_to_render(page, &indirect()) {
+            let why = format!("the page could not be rendered for OCR: its {what} is too large to decode");
             page.warnings.push(Warning::page(page.number, why));
             return Ok(());
         }
@@ -345,6 +351,7 @@ pub async fn image_page(
 mod tests {
     use super::*;
     use docsift_model::{BBox, Image, TextTrust};
+    use docsift_pdf::PicturePlace;
 
     fn scan(chars: usize) -> Page {
         let mut p = Page { width: 612.0, height: 792.0, ..Page::default() };
@@ -400,7 +407,7 @@ mod tests {
         for (mut page, said) in
             [(page, "65000×65000 image is too large"), (masked, "60000×60000 image mask is too large")]
         {
-            finished(ocr.process(0, &mut page, &|| true))?;
+            finished(ocr.process(0, &mut page, Vec::new, &|| true))?;
             assert_eq!(page.chars.len(), 500);
             let warned: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
             assert!(matches!(warned[..], [m] if m.contains(said)), "{warned:?}");
@@ -408,7 +415,13 @@ mod tests {
         // A scan's page image, and a mask of its size, are well within the limit.
         let mut scanned = scan(0);
         scanned.images[0].mask = Some([2550, 3300]);
-        assert!(picture_too_large_to_render(&scanned).is_none());
+        assert!(picture_too_large_to_render(&scanned, &[]).is_none());
+        // One its annotation draws.
+        let annotated = [IndirectPicture { place: PicturePlace::Annotation, mask: true, size: [50_000, 50_000] }];
+        assert_eq!(
+            picture_too_large_to_render(&scanned, &annotated).as_deref(),
+            Some("50000×50000 image mask in an annotation's appearance")
+        );
         Ok(())
     }
 

@@ -572,13 +572,13 @@ impl<'d, D: Device> Interpreter<'d, D> {
 }
 
 /// An image stream's declared width and height (0 where missing or negative).
-fn picture_size(doc: &Document, dict: &Dictionary) -> [u32; 2] {
+pub(crate) fn picture_size(doc: &Document, dict: &Dictionary) -> [u32; 2] {
     [b"Width".as_slice(), b"Height"].map(|key| get_number(doc, dict, key).unwrap_or(0.0).max(0.0) as u32)
 }
 
 /// The size of an image XObject's soft mask (`/SMask`) or stencil mask (a `/Mask` stream; a
 /// `/Mask` array is a colour key, not a picture).
-fn image_mask_size(doc: &Document, dict: &Dictionary) -> Option<[u32; 2]> {
+pub(crate) fn image_mask_size(doc: &Document, dict: &Dictionary) -> Option<[u32; 2]> {
     [b"SMask".as_slice(), b"Mask"].into_iter().find_map(|key| match get(doc, dict, key) {
         Some(Object::Stream(mask)) => Some(picture_size(doc, &mask.dict)),
         _ => None,

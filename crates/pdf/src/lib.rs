@@ -11,12 +11,14 @@ pub mod font;
 mod interp;
 mod lexer;
 mod objects;
+mod pictures;
 
 use docsift_model::{BBox, Char, Direction, Image, Origin, Page, Rect, Segment, Warning};
 
 pub use document::{Limits, PageInfo, PdfDocument, has_header, looks_like_headerless_pdf};
 pub use error::PdfError;
 pub use interp::{Device, Interpreter, ShownGlyph};
+pub use pictures::{IndirectPicture, PicturePlace, indirect_pictures};
 
 /// Glyphs with a box this far outside the page are off-page (invisible) and dropped;
 /// a small margin keeps glyphs that merely overhang the edge.

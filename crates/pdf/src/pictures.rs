@@ -1,0 +1,277 @@
+//! Pictures a page renderer decodes that the content interpreter never reaches: images drawn
+//! by tiling patterns, Type 3 glyphs, soft-mask groups and annotation appearances. The
+//! interpreter lists the images the page's content (and its forms) draws; these are found
+//! by walking the resources those other drawings use, so that a renderer can be spared a
+//! picture too large to decode before it starts.
+
+use std::collections::HashSet;
+
+use lopdf::{Dictionary, Document, Object, ObjectId};
+
+use crate::document::PdfDocument;
+use crate::interp::{image_mask_size, picture_size};
+use crate::objects::{get_array, get_dict, get_name, resolve};
+
+/// Objects visited per page before the walk stops: a page's drawings use tens to hundreds,
+/// and the cap bounds a hostile file's web of shared resources.
+const MAX_OBJECTS_WALKED: usize = 10_000;
+
+/// Where a picture beyond the page's content is drawn from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PicturePlace {
+    Pattern,
+    Type3Glyph,
+    SoftMask,
+    Annotation,
+}
+
+impl PicturePlace {
+    /// As a phrase: "a pattern", "a Type 3 glyph", ...
+    pub fn phrase(self) -> &'static str {
+        match self {
+            PicturePlace::Pattern => "a pattern",
+            PicturePlace::Type3Glyph => "a Type 3 glyph",
+            PicturePlace::SoftMask => "a soft mask",
+            PicturePlace::Annotation => "an annotation's appearance",
+        }
+    }
+}
+
+/// An image (or an image's soft or stencil mask, with `mask`) of declared `size`, drawn from `place`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndirectPicture {
+    pub place: PicturePlace,
+    pub mask: bool,
+    pub size: [u32; 2],
+}
+
+/// The pictures page `index` may draw beyond what its content draws itself (see the module
+/// comment); an image reachable from several places is listed once.
+pub fn indirect_pictures(doc: &PdfDocument, index: usize) -> Vec<IndirectPicture> {
+    let Some(info) = doc.pages().get(index) else {
+        return Vec::new();
+    };
+    let mut walk = Walk { doc: doc.lopdf(), seen: HashSet::new(), walked: 0, found: Vec::new() };
+    if let Some(resources) = doc.resources(info) {
+        walk.resources(resources, None);
+    }
+    if let Ok(Object::Dictionary(page)) = doc.lopdf().get_object(info.id) {
+        for annotation in get_array(walk.doc, page, b"Annots").unwrap_or_default() {
+            walk.annotation(annotation);
+        }
+    }
+    walk.found
+}
+
+struct Walk<'a> {
+    doc: &'a Document,
+    /// Objects walked, and whether from beyond the content (a form the content draws may
+    /// also be drawn by a pattern, whose images the interpreter does not list).
+    seen: HashSet<(ObjectId, bool)>,
+    walked: usize,
+    found: Vec<IndirectPicture>,
+}
+
+impl<'a> Walk<'a> {
+    /// The object `entry` points to, unless it was walked before or the walk is spent.
+    fn visit(&mut self, entry: &'a Object, place: Option<PicturePlace>) -> Option<&'a Object> {
+        self.walked += 1;
+        if self.walked > MAX_OBJECTS_WALKED {
+            return None;
+        }
+        if let Object::Reference(id) = entry
+            && !self.seen.insert((*id, place.is_some()))
+        {
+            return None;
+        }
+        Some(resolve(self.doc, entry))
+    }
+
+    /// Resources used from `place` (None: by the page's content, whose own images the
+    /// interpreter lists, so only what its patterns, fonts and soft masks draw is taken).
+    fn resources(&mut self, resources: &'a Dictionary, place: Option<PicturePlace>) {
+        let doc = self.doc;
+        for (_, entry) in get_dict(doc, resources, b"XObject").map(|d| d.iter()).into_iter().flatten() {
+            if let Some(Object::Stream(stream)) = self.visit(entry, place) {
+                self.xobject(&stream.dict, place);
+            }
+        }
+        for (_, entry) in get_dict(doc, resources, b"Pattern").map(|d| d.iter()).into_iter().flatten() {
+            // A tiling pattern is a stream with resources of its own; a shading pattern draws no picture.
+            if let Some(Object::Stream(pattern)) = self.visit(entry, place) {
+                self.form(&pattern.dict, Some(place.unwrap_or(PicturePlace::Pattern)));
+            }
+        }
+        for (_, entry) in get_dict(doc, resources, b"Font").map(|d| d.iter()).into_iter().flatten() {
+            if let Some(Object::Dictionary(font)) = self.visit(entry, place)
+                && get_name(doc, font, b"Subtype") == Some(b"Type3")
+            {
+                self.form(font, Some(place.unwrap_or(PicturePlace::Type3Glyph)));
+            }
+        }
+        for (_, entry) in get_dict(doc, resources, b"ExtGState").map(|d| d.iter()).into_iter().flatten() {
+            let Some(Object::Dictionary(state)) = self.visit(entry, place) else { continue };
+            let Some(soft_mask) = get_dict(doc, state, b"SMask") else { continue };
+            if let Some(Object::Stream(group)) = soft_mask.get(b"G").ok().and_then(|g| self.visit(g, place)) {
+                self.form(&group.dict, Some(place.unwrap_or(PicturePlace::SoftMask)));
+            }
+        }
+    }
+
+    /// A form-like drawing (form XObject, tiling pattern, Type 3 font): its resources.
+    fn form(&mut self, dict: &'a Dictionary, place: Option<PicturePlace>) {
+        if let Some(resources) = get_dict(self.doc, dict, b"Resources") {
+            self.resources(resources, place);
+        }
+    }
+
+    fn xobject(&mut self, dict: &'a Dictionary, place: Option<PicturePlace>) {
+        match get_name(self.doc, dict, b"Subtype") {
+            Some(b"Image") => {
+                if let Some(place) = place {
+                    self.found.push(IndirectPicture { place, mask: false, size: picture_size(self.doc, dict) });
+                    if let Some(size) = image_mask_size(self.doc, dict) {
+                        self.found.push(IndirectPicture { place, mask: true, size });
+                    }
+                }
+            }
+            Some(b"Form") => self.form(dict, place),
+            _ => {}
+        }
+    }
+
+    /// An annotation's appearance streams: normal, rollover and down, each a form or a
+    /// dictionary of forms by state.
+    fn annotation(&mut self, annotation: &'a Object) {
+        let place = Some(PicturePlace::Annotation);
+        let Some(Object::Dictionary(annotation)) = self.visit(annotation, place) else { return };
+        let Some(appearances) = get_dict(self.doc, annotation, b"AP") else { return };
+        for (_, appearance) in appearances.iter() {
+            match self.visit(appearance, place) {
+                Some(Object::Stream(form)) => self.form(&form.dict, place),
+                Some(Object::Dictionary(states)) => {
+                    for (_, state) in states.iter() {
+                        if let Some(Object::Stream(form)) = self.visit(state, place) {
+                            self.form(&form.dict, place);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lopdf::{Stream, dictionary};
+
+    use super::*;
+    use crate::document::Limits;
+
+    /// A one-page PDF whose page has the resources, content and annotations `make` gives
+    /// (after adding the objects they refer to).
+    fn pdf(make: impl FnOnce(&mut Document) -> (Dictionary, &'static str, Vec<Object>)) -> Result<PdfDocument, String> {
+        let mut doc = Document::with_version("1.7");
+        let (resources, content, annots) = make(&mut doc);
+        let content = doc.add_object(Stream::new(Dictionary::new(), content.as_bytes().to_vec()));
+        let pages = doc.new_object_id();
+        let page = doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => pages, "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            "Contents" => content, "Resources" => resources, "Annots" => annots,
+        });
+        doc.objects.insert(
+            pages,
+            Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 }),
+        );
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
+        doc.trailer.set("Root", catalog);
+        let mut bytes = Vec::new();
+        doc.save_to(&mut bytes).map_err(|e| e.to_string())?;
+        PdfDocument::open(&bytes, None, Limits::default()).map_err(|e| e.to_string())
+    }
+
+    /// An image XObject declaring `w`×`h` (its data is never read), with `extra` entries.
+    fn image(doc: &mut Document, w: i64, h: i64, extra: Dictionary) -> ObjectId {
+        let mut dict = dictionary! { "Type" => "XObject", "Subtype" => "Image", "Width" => w, "Height" => h,
+        "BitsPerComponent" => 8, "ColorSpace" => "DeviceGray" };
+        dict.extend(&extra);
+        doc.add_object(Stream::new(dict, vec![0; 4]))
+    }
+
+    /// A form-like stream (form XObject, tiling pattern, appearance) drawing /Im from `resources`.
+    fn drawing(doc: &mut Document, mut dict: Dictionary, resources: Dictionary) -> ObjectId {
+        dict.set("Resources", resources);
+        doc.add_object(Stream::new(dict, b"/Im Do".to_vec()))
+    }
+
+    fn sizes(found: &[IndirectPicture]) -> Vec<(PicturePlace, bool, [u32; 2])> {
+        found.iter().map(|p| (p.place, p.mask, p.size)).collect()
+    }
+
+    #[test]
+    fn pictures_drawn_by_patterns_type3_glyphs_soft_masks_and_annotations_are_found() -> Result<(), String> {
+        let doc = pdf(|doc| {
+            let soft = image(doc, 9, 9, Dictionary::new());
+            let in_pattern = image(doc, 1, 1, dictionary! { "SMask" => soft });
+            let in_glyph = image(doc, 2, 2, Dictionary::new());
+            let in_group = image(doc, 3, 3, Dictionary::new());
+            let in_appearance = image(doc, 4, 4, Dictionary::new());
+            let in_state = image(doc, 5, 5, Dictionary::new());
+            let xobject = |id: ObjectId| dictionary! { "XObject" => dictionary! { "Im" => id } };
+            let pattern = drawing(doc, dictionary! { "PatternType" => 1 }, xobject(in_pattern));
+            // The pattern is reached twice: from the page's resources and from a form's.
+            let form = drawing(
+                doc,
+                dictionary! { "Subtype" => "Form" },
+                dictionary! { "Pattern" => dictionary! { "P" => pattern } },
+            );
+            let group = drawing(doc, dictionary! { "Subtype" => "Form" }, xobject(in_group));
+            let glyph = doc.add_object(Stream::new(Dictionary::new(), b"0 0 d0 /Im Do".to_vec()));
+            let font = dictionary! { "Type" => "Font", "Subtype" => "Type3", "CharProcs" => dictionary! { "a" => glyph },
+            "Resources" => xobject(in_glyph) };
+            let normal = drawing(doc, dictionary! { "Subtype" => "Form" }, xobject(in_appearance));
+            let on = drawing(doc, dictionary! { "Subtype" => "Form" }, xobject(in_state));
+            let annotation = doc.add_object(dictionary! { "Type" => "Annot", "Subtype" => "Widget",
+            "AP" => dictionary! { "N" => normal, "D" => dictionary! { "On" => on } } });
+            let resources = dictionary! {
+                "XObject" => dictionary! { "F" => form },
+                "Pattern" => dictionary! { "P" => pattern, "S" => dictionary! { "PatternType" => 2 } },
+                "Font" => dictionary! { "T3" => font },
+                "ExtGState" => dictionary! { "G" => dictionary! { "SMask" => dictionary! { "S" => "Luminosity", "G" => group } } },
+            };
+            (resources, "/F Do", vec![annotation.into()])
+        })?;
+        use PicturePlace::*;
+        assert_eq!(
+            sizes(&indirect_pictures(&doc, 0)),
+            [
+                (Pattern, false, [1, 1]),
+                (Pattern, true, [9, 9]),
+                (Type3Glyph, false, [2, 2]),
+                (SoftMask, false, [3, 3]),
+                (Annotation, false, [4, 4]),
+                (Annotation, false, [5, 5]),
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn images_the_content_draws_or_leaves_unused_are_not_indirect() -> Result<(), String> {
+        let doc = pdf(|doc| {
+            let drawn = image(doc, 7, 7, Dictionary::new());
+            let unused = image(doc, 8, 8, Dictionary::new());
+            let form = drawing(
+                doc,
+                dictionary! { "Subtype" => "Form" },
+                dictionary! { "XObject" => dictionary! { "Im" => drawn } },
+            );
+            let resources = dictionary! { "XObject" => dictionary! { "F" => form, "U" => unused } };
+            (resources, "/F Do", Vec::new())
+        })?;
+        assert_eq!(indirect_pictures(&doc, 0), []);
+        assert_eq!(indirect_pictures(&doc, 1), [], "no such page");
+        Ok(())
+    }
+}
