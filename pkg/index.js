@@ -2,7 +2,7 @@
 // build. Documents never leave the machine; the worker fetches only its own module files.
 
 import { decodePage } from './decode.js';
-import { rebuildError } from './errors.js';
+import { DocsiftError, rebuildError } from './errors.js';
 
 export { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededError, UnsupportedInputError } from './errors.js';
 
@@ -29,18 +29,58 @@ async function toArrayBuffer(input) {
  * symbols, Chinese, Japanese kana), "latin" Latin-script text only, faster on the CPU.
  */
 export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/', backend = 'auto', script = 'all' } = {}) {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const base = globalThis.location?.href;
+  const init = { type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models, backend, script };
   const pending = new Map();
   let nextId = 1;
-  const info = await new Promise((resolve, reject) => {
-    worker.onmessage = (e) => {
-      if (e.data.type === 'ready') resolve(e.data.info);
-      else if (e.data.type === 'init-error') reject(rebuildError(e.data.error));
-    };
-    worker.onerror = (e) => reject(new Error(`docsift worker failed to start: ${e.message || e}`));
-    const base = globalThis.location?.href;
-    worker.postMessage({ type: 'init', threads: Math.max(1, threads | 0), models: base ? new URL(models, base).href : models, backend, script });
-  });
+  let worker;
+  /** Where the threaded build's pool threads tell a panic (see setPanicChannel in crates/wasm). */
+  let panics = null;
+  /** Resolves once the worker serving requests has loaded its build. */
+  let ready;
+  const start = () => {
+    worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    stepWords = null;
+    cancelWords = null;
+    const panicChannel = `docsift-panic-${Date.now()}-${Math.random()}`;
+    panics = new BroadcastChannel(panicChannel);
+    // The worker waits for ever on a pool job that trapped: it is ended here, its requests
+    // fail, and a fresh one serves the next.
+    panics.onmessage = ({ data }) => restart(new DocsiftError(`the docsift build failed: ${String(data).replace(/\s+/g, ' ').trim()}`, 'internal'));
+    ready = new Promise((resolve, reject) => {
+      // The threaded build's cancel words come before 'ready'.
+      worker.onmessage = (e) => {
+        if (e.data.type === 'ready') resolve(e.data.info);
+        else if (e.data.type === 'init-error') reject(rebuildError(e.data.error));
+        else onMessage(e);
+      };
+      worker.onerror = (e) => reject(new Error(`docsift worker failed to start: ${e.message || e}`));
+      worker.postMessage({ ...init, panicChannel });
+    }).then((info) => {
+      worker.onerror = onError;
+      return info;
+    });
+    return ready;
+  };
+  /** Ends the worker, failing its requests with `error`, and starts a fresh one. */
+  const restart = (error) => {
+    worker.terminate();
+    panics.close();
+    failAll(error);
+    start().catch(() => {});
+  };
+  const failAll = (error) => {
+    for (const job of pending.values()) {
+      clearInterval(job.stepTimer);
+      job.reject(error);
+    }
+    pending.clear();
+  };
+  /** Posts a request once the worker is ready (a restarted one may still be loading); rejects if it failed to start. */
+  const post = async (message, transfer) => {
+    await ready;
+    worker.postMessage(message, transfer);
+  };
   /** The OCR build's stage words (shared memory only), read while a page is being OCR'd. */
   let stepWords = null;
   const reportStep = (job, code, done, total) => job.onProgress?.({ ...job.page, step: { name: STEP_NAMES[code], done, total } });
@@ -66,7 +106,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
   const cancelNow = (id) => {
     if (cancelWords) Atomics.store(new Int32Array(cancelWords.memory.buffer, cancelWords.address, 2), 1, id);
   };
-  worker.onmessage = (e) => {
+  const onMessage = (e) => {
     const msg = e.data;
     if (msg.type === 'cancel-words') {
       cancelWords = msg.words;
@@ -94,10 +134,8 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       job.reject(rebuildError(msg.error));
     }
   };
-  worker.onerror = (e) => {
-    for (const job of pending.values()) job.reject(new Error(`docsift worker crashed: ${e.message || e}`));
-    pending.clear();
-  };
+  const onError = (e) => failAll(new Error(`docsift worker crashed: ${e.message || e}`));
+  const info = await start();
 
   return {
     /** `{ threaded, threads, isolated }`: which build runs and its pool size. */
@@ -115,7 +153,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
           worker.postMessage({ type: 'abort', id });
           cancelNow(id);
         }, { once: true });
-        worker.postMessage({ type: 'extract', id, bytes, options: { pages, password, ocr, layout } }, [bytes]);
+        post({ type: 'extract', id, bytes, options: { pages, password, ocr, layout } }, [bytes]).catch(reject);
       });
     },
     /**
@@ -134,7 +172,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
           pending.delete(id);
           reject(new DOMException('extraction aborted', 'AbortError'));
         }, { once: true });
-        worker.postMessage({ type: 'extractHtml', id, bytes, options: { url } }, [bytes]);
+        post({ type: 'extractHtml', id, bytes, options: { url } }, [bytes]).catch(reject);
       });
     },
     /**
@@ -153,17 +191,14 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
         signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
-        worker.postMessage({ type: 'dedup', id, docs: prepared, options: { threshold, numPerm, shingles, index: indexBytes } }, transfer);
+        post({ type: 'dedup', id, docs: prepared, options: { threshold, numPerm, shingles, index: indexBytes } }, transfer).catch(reject);
       });
     },
     /** Stops the worker; pending extractions reject. */
     terminate() {
       worker.terminate();
-      for (const job of pending.values()) {
-        clearInterval(job.stepTimer);
-        job.reject(new DOMException('docsift terminated', 'AbortError'));
-      }
-      pending.clear();
+      panics.close();
+      failAll(new DOMException('docsift terminated', 'AbortError'));
     },
   };
 }

@@ -33,7 +33,7 @@ const yieldNow = () => new Promise((resolve) => {
   channel.port2.postMessage(0);
 });
 
-async function init(threads, models, modelBackend = 'auto', modelScript = 'all') {
+async function init(threads, models, modelBackend = 'auto', modelScript = 'all', panicChannel = '') {
   modelsUrl = models;
   backend = modelBackend;
   script = modelScript;
@@ -43,6 +43,8 @@ async function init(threads, models, modelBackend = 'auto', modelScript = 'all')
       const threaded = await import('./wasm/threaded/docsift_wasm.js');
       await threaded.default();
       await threaded.initThreadPool(threads);
+      // This worker waits on a pool thread's job: its panic is told to the page (pkg/index.js).
+      threaded.setPanicChannel(panicChannel);
       wasm = threaded;
       poolSize = threads;
     } catch (e) {
@@ -251,7 +253,7 @@ self.onmessage = async (event) => {
   const msg = event.data;
   try {
     if (msg.type === 'init') {
-      self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models, msg.backend, msg.script) });
+      self.postMessage({ type: 'ready', info: await init(msg.threads, msg.models, msg.backend, msg.script, msg.panicChannel) });
     } else if (msg.type === 'abort') {
       aborted.add(msg.id);
       // A page being read by OCR stops now, whichever build: its worker goes.

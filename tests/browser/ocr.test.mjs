@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -370,41 +370,81 @@ for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain,
   });
 }
 
-// The same panic on a pool thread of the threaded OCR build: that thread's worker traps,
-// while the OCR worker waits on the job for ever; the docsift worker hears of the panic
-// (setPanicChannel) and ends it. pkg/ is served again under /corpus/made/pool-pkg/ with
-// one change: its OCR worker reads the pages of a request in one call, so the pool renders
-// them (one page is rendered on the calling thread).
-const POOL_PKG = join(MADE, 'pool-pkg');
-mkdirSync(POOL_PKG);
-for (const f of readdirSync(join(ROOT, 'pkg')).filter((f) => f.endsWith('.js'))) copyFileSync(join(ROOT, 'pkg', f), join(POOL_PKG, f));
-symlinkSync(join(ROOT, 'pkg', 'wasm'), join(POOL_PKG, 'wasm'));
-const ONE_PAGE_A_CALL = 'Uint32Array.of(index)';
-const ocrWorkerSource = readFileSync(join(ROOT, 'pkg', 'ocr-worker.js'), 'utf8');
-writeFileSync(join(POOL_PKG, 'ocr-worker.js'), ocrWorkerSource.replace(ONE_PAGE_A_CALL, 'Uint32Array.from(indices)'));
+/**
+ * pkg/ served again under /corpus/made/NAME/ with its scripts changed by `patches`
+ * ({ file: [[from, to]] }, each `from` found once in the shipped file), the wasm builds as
+ * they are: for tests that must make a shipped path fail.
+ */
+function patchedPkg(name, patches) {
+  const dir = join(MADE, name);
+  mkdirSync(dir);
+  for (const f of readdirSync(join(ROOT, 'pkg')).filter((f) => f.endsWith('.js'))) {
+    let source = readFileSync(join(ROOT, 'pkg', f), 'utf8');
+    for (const [from, to] of patches[f] ?? []) {
+      assert.equal(source.split(from).length, 2, `pkg/${f} has ${JSON.stringify(from)} once`);
+      source = source.replace(from, to);
+    }
+    writeFileSync(join(dir, f), source);
+  }
+  symlinkSync(join(ROOT, 'pkg', 'wasm'), join(dir, 'wasm'));
+  return `/corpus/made/${name}/`;
+}
 
-test('a panic on a pool thread of the threaded OCR build ends its OCR worker instead of hanging: the page keeps its native text with the panic, the pages after it and the next document are read', { timeout: 600_000 }, async () => {
-  assert.equal(ocrWorkerSource.split(ONE_PAGE_A_CALL).length, 2, 'the OCR worker reads a page a call');
-  const want = native(TRAP_PDF, ['--ocr', 'force']);
+/**
+ * `TRAP_PDF` (ocr: "force") then phototest.tif, read in a page of the isolated server with
+ * the package at `pkg`; { hang } where the first gives no answer in two minutes.
+ */
+async function trapThenNext(pkg) {
   const page = await browser.newPage();
   await page.goto(server.url + 'pkg/package.json');
-  const got = await page.evaluate(async (path) => {
-    const { createDocsift } = await import('/corpus/made/pool-pkg/index.js');
+  const got = await page.evaluate(async ({ path, pkg }) => {
+    const { createDocsift } = await import(pkg + 'index.js');
     const ds = await createDocsift({ threads: 2, models: '/models/' });
-    // Without the channel the extraction never settles.
-    const hang = new Promise((resolve) => setTimeout(() => resolve('no answer in 120 s'), 120_000));
-    const doc = await Promise.race([ds.extract(await (await fetch('/corpus/' + path)).arrayBuffer(), { ocr: 'force' }), hang]);
-    if (typeof doc === 'string') return { hang: doc };
+    const hang = new Promise((resolve) => setTimeout(() => resolve({ hang: 'no answer in 120 s' }), 120_000));
+    const doc = ds.extract(await (await fetch('/corpus/' + path)).arrayBuffer(), { ocr: 'force' }).then(
+      (d) => ({ pages: d.pages.map((p) => ({ text: p.text, ocr: p.ocr, warnings: p.warnings })) }),
+      (e) => ({ error: { name: e.name, code: e.code, message: e.message } }));
+    const first = await Promise.race([doc, hang]);
+    if (first.hang) return first;
     const next = await ds.extract(await (await fetch('/corpus/ocr/tesseract-test/testing/phototest.tif')).arrayBuffer());
-    return { threaded: ds.info.threaded, pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, warnings: p.warnings })), next: next.pages[0].text };
-  }, TRAP_PDF);
+    return { ...first, threaded: ds.info.threaded, next: next.pages[0].text };
+  }, { path: TRAP_PDF, pkg });
   await page.close();
   assert.equal(got.hang, undefined, got.hang);
   assert.ok(got.threaded, 'the threaded builds run');
+  assert.match(got.next, /quick brown dog/, 'the next document is read');
+  return got;
+}
+
+// The same panic on a pool thread: that thread's worker traps, while the worker that called
+// into the pool waits on the job for ever; the worker's parent hears of the panic
+// (setPanicChannel) and ends it. One page is rendered on the calling thread, so the patched
+// package sends the pages in one call, and the pool renders them.
+test('a panic on a pool thread of the threaded OCR build ends its OCR worker instead of hanging: the page keeps its native text with the panic, the pages after it and the next document are read', { timeout: 600_000 }, async () => {
+  const want = native(TRAP_PDF, ['--ocr', 'force']);
+  const got = await trapThenNext(patchedPkg('ocr-pages-in-one-call', {
+    'ocr-worker.js': [['Uint32Array.of(index)', 'Uint32Array.from(indices)']],
+  }));
   assert.equal(got.pages.length, 2);
   assert.equal(got.pages[0].ocr, undefined, 'page 1 not read by OCR');
   assert.match(got.pages[0].warnings?.[0]?.message ?? '', /^not read by OCR: the OCR build failed: .*divide by zero/, JSON.stringify(got.pages[0].warnings));
   assert.ok(got.pages[1].ocr, 'page 2 read by OCR in a fresh worker');
   assert.equal(got.pages[1].text, want.pages[1].text);
-  assert.match(got.next, /quick brown dog/, 'the next document is read');
+});
+
+// The docsift worker's threaded build reads a batch of pages on its pool. No text path is
+// known to panic, so the patched package runs the threaded OCR build there, with the
+// models and ocr: "force", where the renderer's panic is on a pool thread.
+test('a panic on a pool thread of the threaded text build ends the docsift worker instead of hanging: the extraction fails with the panic, and a fresh worker reads the next document', { timeout: 600_000 }, async () => {
+  const models = "await Promise.all(['det', 'rec', 'cls'].map(async (m) => new Uint8Array(await (await fetch(`${models}${m}.onnx`)).arrayBuffer())))";
+  const got = await trapThenNext(patchedPkg('text-pages-rendered-on-the-pool', {
+    'worker.js': [
+      ["import('./wasm/threaded/docsift_wasm.js')", "import('./wasm/ocr-threaded/docsift_wasm.js')"],
+      ['threaded.setPanicChannel(panicChannel);', `threaded.setPanicChannel(panicChannel); threaded.setOcrModels(...${models});`],
+      ['new wasm.Doc(bytes, options.password ?? undefined, undefined)', "new wasm.Doc(bytes, options.password ?? undefined, 'force')"],
+    ],
+  }));
+  assert.equal(got.error?.name, 'DocsiftError', JSON.stringify(got));
+  assert.equal(got.error.code, 'internal');
+  assert.match(got.error.message, /^the docsift build failed: .*divide by zero/);
 });
