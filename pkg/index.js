@@ -45,7 +45,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     const panicChannel = `docsift-panic-${Date.now()}-${Math.random()}`;
     panics = new BroadcastChannel(panicChannel);
     // The worker waits for ever on a pool job that trapped: it is ended here, its requests
-    // fail, and a fresh one serves the next.
+    // fail, and a fresh one serves the next (as when its own thread traps: see onMessage).
     panics.onmessage = ({ data }) => restart(new DocsiftError(`the docsift build failed: ${String(data).replace(/\s+/g, ' ').trim()}`, 'internal'));
     ready = new Promise((resolve, reject) => {
       // The threaded build's cancel words come before 'ready'.
@@ -114,6 +114,11 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     }
     if (msg.type === 'step-words') {
       stepWords = msg.words;
+      return;
+    }
+    if (msg.trapped) {
+      // Its build trapped on the worker's own thread: the worker and its requests go.
+      restart(rebuildError(msg.error));
       return;
     }
     const job = pending.get(msg.id);

@@ -192,7 +192,7 @@ async function extract(id, buffer, options) {
   const bytes = new Uint8Array(buffer);
   if (wasm.isImage(bytes)) return extractImage(id, bytes, options);
   const doc = new wasm.Doc(bytes, options.password ?? undefined, undefined);
-  try {
+  return freedAfter(doc, async () => {
     const indices = doc.resolvePages(options.pages ? Uint32Array.from(options.pages) : undefined);
     const total = indices.length;
     const pages = [];
@@ -217,9 +217,7 @@ async function extract(id, buffer, options) {
     const warnings = doc.warnings();
     if (warnings.length) result.warnings = warnings;
     return result;
-  } finally {
-    doc.free();
-  }
+  });
 }
 
 /** Near-duplicate groups over documents (text or bytes), against a saved index if given. */
@@ -227,7 +225,7 @@ async function dedup(id, docs, options) {
   const index = options.index
     ? wasm.DedupIndex.fromBytes(new Uint8Array(options.index))
     : new wasm.DedupIndex(options.threshold, options.numPerm, options.shingles);
-  try {
+  return freedAfter(index, async () => {
     let lastYield = performance.now();
     for (let i = 0; i < docs.length; i++) {
       if (aborted.has(id)) throw { name: 'AbortError', code: 'cancelled', message: 'dedup aborted' };
@@ -244,8 +242,19 @@ async function dedup(id, docs, options) {
     }
     const bytes = index.toBytes();
     return { groups: index.groups(), size: index.size(), index: bytes };
+  });
+}
+
+/** `work()`, then `object` freed, unless the build trapped: a trapped instance is not called again. */
+async function freedAfter(object, work) {
+  let trapped = false;
+  try {
+    return await work();
+  } catch (e) {
+    trapped = e instanceof WebAssembly.RuntimeError;
+    throw e;
   } finally {
-    index.free();
+    if (!trapped) object.free();
   }
 }
 
@@ -269,6 +278,14 @@ self.onmessage = async (event) => {
       self.postMessage({ type: 'result', id: msg.id, doc }, doc.pages.flatMap(transferables));
     }
   } catch (e) {
+    if (msg.type !== 'init' && e instanceof WebAssembly.RuntimeError) {
+      // The build trapped (a panic on this thread; see crates/wasm's start): the page ends
+      // this worker and starts a fresh one, as the instance's memory is as the panic left it.
+      const panic = self.docsiftPanic?.replace(/\s+/g, ' ').trim();
+      const error = { name: 'DocsiftError', code: 'internal', message: `the docsift build failed: ${panic || e.message}` };
+      self.postMessage({ type: 'error', id: msg.id, error, trapped: true });
+      return;
+    }
     self.postMessage({ type: msg.type === 'init' ? 'init-error' : 'error', id: msg.id, error: errorShape(e) });
   } finally {
     if (msg.type === 'extract' || msg.type === 'dedup') aborted.delete(msg.id);

@@ -391,24 +391,24 @@ function patchedPkg(name, patches) {
 }
 
 /**
- * `TRAP_PDF` (ocr: "force") then phototest.tif, read in a page of the isolated server with
- * the package at `pkg`; { hang } where the first gives no answer in two minutes.
+ * `TRAP_PDF` (ocr: "force", and `options`) then phototest.tif, read in a page of the isolated
+ * server with the package at `pkg`; { hang } where the first gives no answer in two minutes.
  */
-async function trapThenNext(pkg) {
+async function trapThenNext(pkg, options = {}) {
   const page = await browser.newPage();
   await page.goto(server.url + 'pkg/package.json');
-  const got = await page.evaluate(async ({ path, pkg }) => {
+  const got = await page.evaluate(async ({ path, pkg, options }) => {
     const { createDocsift } = await import(pkg + 'index.js');
     const ds = await createDocsift({ threads: 2, models: '/models/' });
     const hang = new Promise((resolve) => setTimeout(() => resolve({ hang: 'no answer in 120 s' }), 120_000));
-    const doc = ds.extract(await (await fetch('/corpus/' + path)).arrayBuffer(), { ocr: 'force' }).then(
+    const doc = ds.extract(await (await fetch('/corpus/' + path)).arrayBuffer(), { ocr: 'force', ...options }).then(
       (d) => ({ pages: d.pages.map((p) => ({ text: p.text, ocr: p.ocr, warnings: p.warnings })) }),
       (e) => ({ error: { name: e.name, code: e.code, message: e.message } }));
     const first = await Promise.race([doc, hang]);
     if (first.hang) return first;
     const next = await ds.extract(await (await fetch('/corpus/ocr/tesseract-test/testing/phototest.tif')).arrayBuffer());
     return { ...first, threaded: ds.info.threaded, next: next.pages[0].text };
-  }, { path: TRAP_PDF, pkg });
+  }, { path: TRAP_PDF, pkg, options });
   await page.close();
   assert.equal(got.hang, undefined, got.hang);
   assert.ok(got.threaded, 'the threaded builds run');
@@ -432,19 +432,22 @@ test('a panic on a pool thread of the threaded OCR build ends its OCR worker ins
   assert.equal(got.pages[1].text, want.pages[1].text);
 });
 
-// The docsift worker's threaded build reads a batch of pages on its pool. No text path is
-// known to panic, so the patched package runs the threaded OCR build there, with the
-// models and ocr: "force", where the renderer's panic is on a pool thread.
-test('a panic on a pool thread of the threaded text build ends the docsift worker instead of hanging: the extraction fails with the panic, and a fresh worker reads the next document', { timeout: 600_000 }, async () => {
+// The docsift worker's threaded build reads a batch of pages on its pool, and one page on
+// its own thread. No text path is known to panic, so the patched package runs the threaded
+// OCR build there, with the models and ocr: "force", where the renderer panics.
+test('a panic in the threaded text build, on its pool or on its own thread, ends the docsift worker instead of hanging or serving on: the extraction fails with the panic, and a fresh worker reads the next document', { timeout: 600_000 }, async () => {
   const models = "await Promise.all(['det', 'rec', 'cls'].map(async (m) => new Uint8Array(await (await fetch(`${models}${m}.onnx`)).arrayBuffer())))";
-  const got = await trapThenNext(patchedPkg('text-pages-rendered-on-the-pool', {
+  const pkg = patchedPkg('text-pages-rendered-by-the-text-build', {
     'worker.js': [
       ["import('./wasm/threaded/docsift_wasm.js')", "import('./wasm/ocr-threaded/docsift_wasm.js')"],
       ['threaded.setPanicChannel(panicChannel);', `threaded.setPanicChannel(panicChannel); threaded.setOcrModels(...${models});`],
       ['new wasm.Doc(bytes, options.password ?? undefined, undefined)', "new wasm.Doc(bytes, options.password ?? undefined, 'force')"],
     ],
-  }));
-  assert.equal(got.error?.name, 'DocsiftError', JSON.stringify(got));
-  assert.equal(got.error.code, 'internal');
-  assert.match(got.error.message, /^the docsift build failed: .*divide by zero/);
+  });
+  for (const [where, options] of [['pool', {}], ['own thread', { pages: [1] }]]) {
+    const got = await trapThenNext(pkg, options);
+    assert.equal(got.error?.name, 'DocsiftError', `${where}: ${JSON.stringify(got)}`);
+    assert.equal(got.error.code, 'internal');
+    assert.match(got.error.message, /^the docsift build failed: .*divide by zero/, where);
+  }
 });
