@@ -34,6 +34,14 @@ export function rebuildError(e) {
   return new Cls(e?.message || String(e), e?.code);
 }
 
+/**
+ * What a worker posts when its build trapped: `what` failed, with the panic's message (the
+ * build's panic hook leaves it on the global, or posts it from a pool thread) or the trap's.
+ */
+export function trapShape(what, message) {
+  return { name: 'DocsiftError', code: 'internal', message: `${what} failed: ${String(message).replace(/\s+/g, ' ').trim()}` };
+}
+
 /** What a worker posts for an error: the wasm's {name, code, message} as is, anything else as internal. */
 export function errorShape(e) {
   if (e && typeof e === 'object' && 'name' in e && 'code' in e) return { name: e.name, code: e.code, message: e.message };

@@ -2,7 +2,7 @@
 // build. Documents never leave the machine; the worker fetches only its own module files.
 
 import { decodePage } from './decode.js';
-import { DocsiftError, rebuildError } from './errors.js';
+import { rebuildError, trapShape } from './errors.js';
 
 export { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededError, UnsupportedInputError } from './errors.js';
 
@@ -46,7 +46,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     panics = new BroadcastChannel(panicChannel);
     // The worker waits for ever on a pool job that trapped: it is ended here, its requests
     // fail, and a fresh one serves the next (as when its own thread traps: see onMessage).
-    panics.onmessage = ({ data }) => restart(new DocsiftError(`the docsift build failed: ${String(data).replace(/\s+/g, ' ').trim()}`, 'internal'));
+    panics.onmessage = ({ data }) => restart(rebuildError(trapShape('the docsift build', data)));
     ready = new Promise((resolve, reject) => {
       // The threaded build's cancel words come before 'ready'.
       worker.onmessage = (e) => {

@@ -6,7 +6,7 @@
 // come one at a time; progress and stage messages go straight up to the page.
 
 import { transferables } from './decode.js';
-import { errorShape } from './errors.js';
+import { errorShape, trapShape } from './errors.js';
 import { fetchModel } from './models.js';
 import { ocrBuilds } from './builds.js';
 
@@ -178,9 +178,7 @@ async function image(id, bytes, layout, numbers) {
  * a pool thread traps that thread's worker, not this one: see setPanicChannel.)
  */
 function replyTrapped(trap) {
-  const panic = self.docsiftPanic?.replace(/\s+/g, ' ').trim();
-  const error = { name: 'DocsiftError', code: 'internal', message: `the OCR build failed: ${panic || trap.message}` };
-  self.postMessage({ type: 'error', id: current, error, trapped: true });
+  self.postMessage({ type: 'error', id: current, error: trapShape('the OCR build', self.docsiftPanic || trap.message), trapped: true });
   self.close();
 }
 

@@ -5,7 +5,7 @@
 // first need and terminated when the request it is serving is aborted.
 
 import { transferables } from './decode.js';
-import { errorShape } from './errors.js';
+import { errorShape, trapShape } from './errors.js';
 
 /** Pages each pool thread takes per batch in the threaded build. */
 const PAGES_PER_THREAD = 8;
@@ -79,7 +79,7 @@ function startOcrWorker() {
   ocrPanics = new BroadcastChannel(panicChannel);
   // The OCR worker waits for ever on a pool job that trapped: it is ended here instead.
   ocrPanics.onmessage = ({ data }) => {
-    if (ocrWorker === w) stopOcrWorker(trappedError(`the OCR build failed: ${String(data).replace(/\s+/g, ' ').trim()}`));
+    if (ocrWorker === w) stopOcrWorker({ ...trapShape('the OCR build', data), trapped: { done: ocrServing?.pages ?? [] } });
   };
   w.postMessage({ op: 'init', threads: poolSize, models: modelsUrl, backend, script, panicChannel });
   w.onmessage = ({ data }) => {
@@ -106,11 +106,6 @@ function startOcrWorker() {
     stopOcrWorker({ name: 'DocsiftError', code: 'internal', message: `the OCR worker failed: ${e.message || e}` });
   };
   return w;
-}
-
-/** An internal error of a trapped OCR build, keeping the pages it posted before. */
-function trappedError(message) {
-  return { name: 'DocsiftError', code: 'internal', message, trapped: { done: ocrServing?.pages ?? [] } };
 }
 
 /** Ends the OCR worker and the request it was serving (with `error`); the next request starts a new one. */
@@ -281,9 +276,7 @@ self.onmessage = async (event) => {
     if (msg.type !== 'init' && e instanceof WebAssembly.RuntimeError) {
       // The build trapped (a panic on this thread; see crates/wasm's start): the page ends
       // this worker and starts a fresh one, as the instance's memory is as the panic left it.
-      const panic = self.docsiftPanic?.replace(/\s+/g, ' ').trim();
-      const error = { name: 'DocsiftError', code: 'internal', message: `the docsift build failed: ${panic || e.message}` };
-      self.postMessage({ type: 'error', id: msg.id, error, trapped: true });
+      self.postMessage({ type: 'error', id: msg.id, error: trapShape('the docsift build', self.docsiftPanic || e.message), trapped: true });
       return;
     }
     self.postMessage({ type: msg.type === 'init' ? 'init-error' : 'error', id: msg.id, error: errorShape(e) });

@@ -99,14 +99,16 @@ pub fn render_dpi(page: &Page) -> f32 {
 /// a few kilobytes of zeros declared 65,000 pixels square would take 4 GiB, all a browser
 /// tab's wasm memory.
 fn picture_too_large_to_render(page: &Page, indirect: &[IndirectPicture]) -> Option<String> {
-    let what = |mask: bool| if mask { "image mask" } else { "image" };
     let drawn = page.images.iter().flat_map(|i| [Some((false, [i.width, i.height])), i.mask.map(|m| (true, m))]);
-    let drawn = drawn.flatten().map(|(mask, size)| (what(mask).to_string(), size));
-    let beyond = indirect.iter().map(|p| (format!("{} in {}", what(p.mask), p.place.phrase()), p.size));
-    drawn
-        .chain(beyond)
-        .find(|(_, [w, h])| u64::from(*w) * u64::from(*h) > docsift_ocr::MAX_PAGE_PIXELS)
-        .map(|(what, [w, h])| format!("{w}×{h} {what}"))
+    let drawn = drawn.flatten().map(|(mask, size)| (mask, None, size));
+    let beyond = indirect.iter().map(|p| (p.mask, Some(p.place), p.size));
+    let (mask, place, [w, h]) =
+        drawn.chain(beyond).find(|(_, _, [w, h])| u64::from(*w) * u64::from(*h) > docsift_ocr::MAX_PAGE_PIXELS)?;
+    let what = if mask { "image mask" } else { "image" };
+    Some(match place {
+        Some(place) => format!("{w}×{h} {what} in {}", place.phrase()),
+        None => format!("{w}×{h} {what}"),
+    })
 }
 
 /// OCR models, loaded on first use (a born-digital document never pays for them).
