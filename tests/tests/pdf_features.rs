@@ -291,30 +291,44 @@ fn image_xobjects_report_the_size_of_their_soft_or_stencil_mask() {
 
 #[test]
 fn a_page_whose_annotation_draws_an_image_too_large_to_decode_is_not_rendered_for_ocr() {
-    let mut b = Builder::new();
-    let huge = dictionary! { "Type" => "XObject", "Subtype" => "Image", "Width" => 40_000, "Height" => 40_000,
-    "BitsPerComponent" => 8, "ColorSpace" => "DeviceGray" };
-    let huge = b.stream(huge, &[0; 16]);
-    let appearance = dictionary! { "Subtype" => "Form", "BBox" => vec![0.into(), 0.into(), 100.into(), 100.into()],
-    "Resources" => dictionary! { "XObject" => dictionary! { "Im" => huge } } };
-    let appearance = b.stream(appearance, b"100 0 0 100 0 0 cm /Im Do");
-    let annotation = b.add(dictionary! { "Type" => "Annot", "Subtype" => "Stamp",
-    "Rect" => vec![0.into(), 0.into(), 100.into(), 100.into()], "AP" => dictionary! { "N" => appearance } });
-    b.page(helvetica(), "BT /F1 10 Tf 72 700 Td (Kept) Tj ET", dictionary! { "Annots" => vec![annotation.into()] });
-    // The check comes before the models are loaded.
-    let models = docsift::OcrModels::lazy(|| Err(docsift::Error::new(ErrorKind::Model, "not loaded before the check")));
-    let opts =
-        Options { ocr: docsift::OcrMode::Force, ocr_models: Some(std::sync::Arc::new(models)), ..Options::default() };
-    let doc = run_with(&b.finish(), &opts).expect("extracts");
-    let page = &doc.pages[0];
-    assert_eq!(page.text, "Kept");
-    let warned: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
-    assert_eq!(
-        warned,
-        [
-            "the page could not be rendered for OCR: its 40000×40000 image in an annotation's appearance is too large to decode"
-        ]
-    );
+    // The image as an XObject, and inline in the appearance's content.
+    for inline in [false, true] {
+        let mut b = Builder::new();
+        let huge = dictionary! { "Type" => "XObject", "Subtype" => "Image", "Width" => 40_000, "Height" => 40_000,
+        "BitsPerComponent" => 8, "ColorSpace" => "DeviceGray" };
+        let huge = b.stream(huge, &[0; 16]);
+        let mut appearance =
+            dictionary! { "Subtype" => "Form", "BBox" => vec![0.into(), 0.into(), 100.into(), 100.into()] };
+        let draw: &[u8] = if inline {
+            b"BI /W 40000 /H 40000 /CS /G /BPC 8 /F /AHx ID 00 > EI"
+        } else {
+            appearance.set("Resources", dictionary! { "XObject" => dictionary! { "Im" => huge } });
+            b"/Im Do"
+        };
+        let appearance = b.stream(appearance, &[b"100 0 0 100 0 0 cm ", draw].concat());
+        let annotation = b.add(dictionary! { "Type" => "Annot", "Subtype" => "Stamp",
+        "Rect" => vec![0.into(), 0.into(), 100.into(), 100.into()], "AP" => dictionary! { "N" => appearance } });
+        b.page(helvetica(), "BT /F1 10 Tf 72 700 Td (Kept) Tj ET", dictionary! { "Annots" => vec![annotation.into()] });
+        // The check comes before the models are loaded.
+        let models =
+            docsift::OcrModels::lazy(|| Err(docsift::Error::new(ErrorKind::Model, "not loaded before the check")));
+        let opts = Options {
+            ocr: docsift::OcrMode::Force,
+            ocr_models: Some(std::sync::Arc::new(models)),
+            ..Options::default()
+        };
+        let doc = run_with(&b.finish(), &opts).expect("extracts");
+        let page = &doc.pages[0];
+        assert_eq!(page.text, "Kept");
+        let warned: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(
+            warned,
+            [
+                "the page could not be rendered for OCR: its 40000×40000 image in an annotation's appearance is too large to decode"
+            ],
+            "inline: {inline}"
+        );
+    }
 }
 
 #[test]

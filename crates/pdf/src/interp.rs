@@ -528,47 +528,60 @@ impl<'d, D: Device> Interpreter<'d, D> {
     }
 
     fn inline_image(&mut self, lx: &mut Lexer) {
-        // Read the image dictionary up to ID.
-        let mut dict: Vec<(Vec<u8>, Operand)> = Vec::new();
-        let mut key: Option<Vec<u8>> = None;
-        loop {
-            match lx.next_token(0) {
-                None => return,
-                Some(crate::lexer::Token::Operator(b"ID")) => break,
-                Some(crate::lexer::Token::Operand(op)) => match key.take() {
-                    None => key = op.as_name().map(<[u8]>::to_vec),
-                    Some(k) => dict.push((k, op)),
-                },
-                Some(_) => {}
-            }
-        }
-        let find = |names: &[&[u8]]| dict.iter().find(|(k, _)| names.contains(&k.as_slice())).map(|(_, v)| v);
-        let w = find(&[b"W", b"Width"]).and_then(Operand::as_f32).unwrap_or(0.0).max(0.0) as u32;
-        let h = find(&[b"H", b"Height"]).and_then(Operand::as_f32).unwrap_or(0.0).max(0.0) as u32;
-        let bpc = find(&[b"BPC", b"BitsPerComponent"]).and_then(Operand::as_f32).unwrap_or(8.0).max(1.0) as usize;
-        let mask = find(&[b"IM", b"ImageMask"]) == Some(&Operand::Bool(true));
-        let filter = find(&[b"F", b"Filter"]).and_then(|f| match f {
-            Operand::Name(n) => Some(String::from_utf8_lossy(n).into_owned()),
-            Operand::Array(a) => a.last().and_then(Operand::as_name).map(|n| String::from_utf8_lossy(n).into_owned()),
-            _ => None,
-        });
-        let comps = if mask {
-            1
-        } else {
-            match find(&[b"CS", b"ColorSpace"]).and_then(Operand::as_name) {
-                Some(b"RGB") | Some(b"DeviceRGB") => 3,
-                Some(b"CMYK") | Some(b"DeviceCMYK") => 4,
-                Some(b"G") | Some(b"DeviceGray") | Some(b"I") | Some(b"Indexed") | None => 1,
-                // A named colour space from resources: size unknown, scan for EI.
-                _ => 0,
-            }
-        };
-        let expected = (filter.is_none() && comps > 0)
-            .then(|| (w as usize * comps * if mask { 1 } else { bpc }).div_ceil(8) * h as usize);
-        lx.skip_inline_image(expected);
+        let Some(InlineImage { width, height, filter }) = read_inline_image(lx) else { return };
         let bbox = self.unit_square_bbox();
-        self.device.image(Image { bbox, width: w, height: h, filter, object: None, mask: None });
+        self.device.image(Image { bbox, width, height, filter, object: None, mask: None });
     }
+}
+
+/// An inline image's declared size and last filter.
+pub(crate) struct InlineImage {
+    pub width: u32,
+    pub height: u32,
+    pub filter: Option<String>,
+}
+
+/// After `BI`: reads an inline image's dictionary and skips its data and `EI`; None where
+/// the content ends before `ID`.
+pub(crate) fn read_inline_image(lx: &mut Lexer) -> Option<InlineImage> {
+    let mut dict: Vec<(Vec<u8>, Operand)> = Vec::new();
+    let mut key: Option<Vec<u8>> = None;
+    loop {
+        match lx.next_token(0)? {
+            crate::lexer::Token::Operator(b"ID") => break,
+            crate::lexer::Token::Operand(op) => match key.take() {
+                None => key = op.as_name().map(<[u8]>::to_vec),
+                Some(k) => dict.push((k, op)),
+            },
+            _ => {}
+        }
+    }
+    let find = |names: &[&[u8]]| dict.iter().find(|(k, _)| names.contains(&k.as_slice())).map(|(_, v)| v);
+    let w = find(&[b"W", b"Width"]).and_then(Operand::as_f32).unwrap_or(0.0).max(0.0) as u32;
+    let h = find(&[b"H", b"Height"]).and_then(Operand::as_f32).unwrap_or(0.0).max(0.0) as u32;
+    let bpc = find(&[b"BPC", b"BitsPerComponent"]).and_then(Operand::as_f32).unwrap_or(8.0).max(1.0) as usize;
+    let mask = find(&[b"IM", b"ImageMask"]) == Some(&Operand::Bool(true));
+    let filter = find(&[b"F", b"Filter"]).and_then(|f| match f {
+        Operand::Name(n) => Some(String::from_utf8_lossy(n).into_owned()),
+        Operand::Array(a) => a.last().and_then(Operand::as_name).map(|n| String::from_utf8_lossy(n).into_owned()),
+        _ => None,
+    });
+    let comps = if mask {
+        1
+    } else {
+        match find(&[b"CS", b"ColorSpace"]).and_then(Operand::as_name) {
+            Some(b"RGB") | Some(b"DeviceRGB") => 3,
+            Some(b"CMYK") | Some(b"DeviceCMYK") => 4,
+            Some(b"G") | Some(b"DeviceGray") | Some(b"I") | Some(b"Indexed") | None => 1,
+            // A named colour space from resources: size unknown, scan for EI.
+            _ => 0,
+        }
+    };
+    let row_bits = (w as usize).checked_mul(comps * if mask { 1 } else { bpc });
+    let expected =
+        row_bits.filter(|_| filter.is_none() && comps > 0).and_then(|b| b.div_ceil(8).checked_mul(h as usize));
+    lx.skip_inline_image(expected);
+    Some(InlineImage { width: w, height: h, filter })
 }
 
 /// An image stream's declared width and height (0 where missing or negative).

@@ -1,20 +1,25 @@
 //! Pictures a page renderer decodes that the content interpreter never reaches: images drawn
 //! by tiling patterns, Type 3 glyphs, soft-mask groups and annotation appearances. The
 //! interpreter lists the images the page's content (and its forms) draws; these are found
-//! by walking the resources those other drawings use, so that a renderer can be spared a
-//! picture too large to decode before it starts.
+//! by walking the resources those other drawings use, and the inline images in their own
+//! content, so that a renderer can be spared a picture too large to decode before it starts.
 
 use std::collections::HashSet;
 
-use lopdf::{Dictionary, Document, Object, ObjectId};
+use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
 use crate::document::PdfDocument;
-use crate::interp::{image_mask_size, picture_size};
-use crate::objects::{get_array, get_dict, get_name, resolve};
+use crate::interp::{image_mask_size, picture_size, read_inline_image};
+use crate::lexer::Lexer;
+use crate::objects::{get_array, get_dict, get_name, resolve, stream_bytes};
 
 /// Objects visited per page before the walk stops: a page's drawings use tens to hundreds,
 /// and the cap bounds a hostile file's web of shared resources.
 const MAX_OBJECTS_WALKED: usize = 10_000;
+
+/// Decoded content scanned per page for inline images: these drawings' streams are bytes to
+/// a few megabytes, and the cap bounds the scan of a hostile file (tens of milliseconds).
+const MAX_CONTENT_BYTES_SCANNED: usize = 64 << 20;
 
 /// Where a picture beyond the page's content is drawn from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +56,7 @@ pub fn indirect_pictures(doc: &PdfDocument, index: usize) -> Vec<IndirectPicture
     let Some(info) = doc.pages().get(index) else {
         return Vec::new();
     };
-    let mut walk = Walk { doc: doc.lopdf(), seen: HashSet::new(), walked: 0, found: Vec::new() };
+    let mut walk = Walk { doc: doc.lopdf(), seen: HashSet::new(), walked: 0, scanned: 0, found: Vec::new() };
     if let Some(resources) = doc.resources(info) {
         walk.resources(resources, None);
     }
@@ -69,6 +74,8 @@ struct Walk<'a> {
     /// also be drawn by a pattern, whose images the interpreter does not list).
     seen: HashSet<(ObjectId, bool)>,
     walked: usize,
+    /// Decoded content bytes scanned for inline images.
+    scanned: usize,
     found: Vec<IndirectPicture>,
 }
 
@@ -93,39 +100,76 @@ impl<'a> Walk<'a> {
         let doc = self.doc;
         for (_, entry) in get_dict(doc, resources, b"XObject").map(|d| d.iter()).into_iter().flatten() {
             if let Some(Object::Stream(stream)) = self.visit(entry, place) {
-                self.xobject(&stream.dict, place);
+                self.xobject(stream, place);
             }
         }
         for (_, entry) in get_dict(doc, resources, b"Pattern").map(|d| d.iter()).into_iter().flatten() {
             // A tiling pattern is a stream with resources of its own; a shading pattern draws no picture.
             if let Some(Object::Stream(pattern)) = self.visit(entry, place) {
-                self.form(&pattern.dict, Some(place.unwrap_or(PicturePlace::Pattern)));
+                self.drawing(pattern, Some(place.unwrap_or(PicturePlace::Pattern)));
             }
         }
         for (_, entry) in get_dict(doc, resources, b"Font").map(|d| d.iter()).into_iter().flatten() {
             if let Some(Object::Dictionary(font)) = self.visit(entry, place)
                 && get_name(doc, font, b"Subtype") == Some(b"Type3")
             {
-                self.form(font, Some(place.unwrap_or(PicturePlace::Type3Glyph)));
+                self.type3_font(font, place.unwrap_or(PicturePlace::Type3Glyph));
             }
         }
         for (_, entry) in get_dict(doc, resources, b"ExtGState").map(|d| d.iter()).into_iter().flatten() {
             let Some(Object::Dictionary(state)) = self.visit(entry, place) else { continue };
             let Some(soft_mask) = get_dict(doc, state, b"SMask") else { continue };
             if let Some(Object::Stream(group)) = soft_mask.get(b"G").ok().and_then(|g| self.visit(g, place)) {
-                self.form(&group.dict, Some(place.unwrap_or(PicturePlace::SoftMask)));
+                self.drawing(group, Some(place.unwrap_or(PicturePlace::SoftMask)));
             }
         }
     }
 
-    /// A form-like drawing (form XObject, tiling pattern, Type 3 font): its resources.
-    fn form(&mut self, dict: &'a Dictionary, place: Option<PicturePlace>) {
+    /// A form-like drawing (form XObject, tiling pattern, appearance): its resources and,
+    /// from beyond the page's content, its inline images.
+    fn drawing(&mut self, stream: &'a Stream, place: Option<PicturePlace>) {
+        self.resources_of(&stream.dict, place);
+        if let Some(place) = place {
+            self.inline_pictures(stream, place);
+        }
+    }
+
+    /// A Type 3 font's resources and the inline images its glyph procedures draw.
+    fn type3_font(&mut self, font: &'a Dictionary, place: PicturePlace) {
+        self.resources_of(font, Some(place));
+        for (_, entry) in get_dict(self.doc, font, b"CharProcs").map(|d| d.iter()).into_iter().flatten() {
+            if let Some(Object::Stream(glyph)) = self.visit(entry, Some(place)) {
+                self.inline_pictures(glyph, place);
+            }
+        }
+    }
+
+    fn resources_of(&mut self, dict: &'a Dictionary, place: Option<PicturePlace>) {
         if let Some(resources) = get_dict(self.doc, dict, b"Resources") {
             self.resources(resources, place);
         }
     }
 
-    fn xobject(&mut self, dict: &'a Dictionary, place: Option<PicturePlace>) {
+    /// The inline images (`BI … ID … EI`) in a stream's content, while the scan's budget lasts.
+    fn inline_pictures(&mut self, stream: &Stream, place: PicturePlace) {
+        let budget = MAX_CONTENT_BYTES_SCANNED.saturating_sub(self.scanned);
+        // An unfiltered stream comes back whole, whatever the limit.
+        let Some(content) = stream_bytes(stream, budget).filter(|c| c.len() <= budget) else { return };
+        self.scanned += content.len();
+        let mut lx = Lexer::new(&content);
+        let mut operands = Vec::new();
+        while let Some(op) = lx.next_operation(&mut operands) {
+            operands.clear();
+            if op == b"BI"
+                && let Some(image) = read_inline_image(&mut lx)
+            {
+                self.found.push(IndirectPicture { place, mask: false, size: [image.width, image.height] });
+            }
+        }
+    }
+
+    fn xobject(&mut self, stream: &'a Stream, place: Option<PicturePlace>) {
+        let dict = &stream.dict;
         match get_name(self.doc, dict, b"Subtype") {
             Some(b"Image") => {
                 if let Some(place) = place {
@@ -135,7 +179,7 @@ impl<'a> Walk<'a> {
                     }
                 }
             }
-            Some(b"Form") => self.form(dict, place),
+            Some(b"Form") => self.drawing(stream, place),
             _ => {}
         }
     }
@@ -148,11 +192,11 @@ impl<'a> Walk<'a> {
         let Some(appearances) = get_dict(self.doc, annotation, b"AP") else { return };
         for (_, appearance) in appearances.iter() {
             match self.visit(appearance, place) {
-                Some(Object::Stream(form)) => self.form(&form.dict, place),
+                Some(Object::Stream(form)) => self.drawing(form, place),
                 Some(Object::Dictionary(states)) => {
                     for (_, state) in states.iter() {
                         if let Some(Object::Stream(form)) = self.visit(state, place) {
-                            self.form(&form.dict, place);
+                            self.drawing(form, place);
                         }
                     }
                 }
@@ -252,6 +296,50 @@ mod tests {
                 (SoftMask, false, [3, 3]),
                 (Annotation, false, [4, 4]),
                 (Annotation, false, [5, 5]),
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn inline_images_drawn_by_patterns_type3_glyphs_soft_masks_and_annotations_are_found() -> Result<(), String> {
+        let doc = pdf(|doc| {
+            let mut stream = |dict: Dictionary, content: &[u8]| doc.add_object(Stream::new(dict, content.to_vec()));
+            // Filtered data is scanned for EI; unfiltered data is skipped by its size, "EI" in it included.
+            let pattern = stream(dictionary! { "PatternType" => 1 }, b"q BI /W 600 /H 700 /CS /G /F /AHx ID 00 > EI Q");
+            let glyph = stream(Dictionary::new(), b"0 0 d0 BI /W 3 /H 4 /IM true ID \x00EI\x00\x00 EI");
+            let group = stream(
+                dictionary! { "Subtype" => "Form" },
+                b"BI /Width 1 /Height 2 /ColorSpace /DeviceRGB ID abcdef EI",
+            );
+            let appearance =
+                stream(dictionary! { "Subtype" => "Form" }, b"BI /W 5 /H 6 ID 012345678901234567890123456789 EI");
+            // The page's content and the forms it draws are the interpreter's to list.
+            let form = stream(
+                dictionary! { "Subtype" => "Form" },
+                b"BI /W 7 /H 7 ID 0123456789012345678901234567890123456789012345678 EI",
+            );
+            let font =
+                dictionary! { "Type" => "Font", "Subtype" => "Type3", "CharProcs" => dictionary! { "a" => glyph } };
+            let annotation = doc.add_object(
+                dictionary! { "Type" => "Annot", "Subtype" => "Stamp", "AP" => dictionary! { "N" => appearance } },
+            );
+            let resources = dictionary! {
+                "XObject" => dictionary! { "F" => form },
+                "Pattern" => dictionary! { "P" => pattern },
+                "Font" => dictionary! { "T3" => font },
+                "ExtGState" => dictionary! { "G" => dictionary! { "SMask" => dictionary! { "S" => "Alpha", "G" => group } } },
+            };
+            (resources, "/F Do BI /W 8 /H 8 /F /AHx ID 00 > EI", vec![annotation.into()])
+        })?;
+        use PicturePlace::*;
+        assert_eq!(
+            sizes(&indirect_pictures(&doc, 0)),
+            [
+                (Pattern, false, [600, 700]),
+                (Type3Glyph, false, [3, 4]),
+                (SoftMask, false, [1, 2]),
+                (Annotation, false, [5, 6]),
             ]
         );
         Ok(())
