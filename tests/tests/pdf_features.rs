@@ -309,26 +309,43 @@ fn a_page_whose_annotation_draws_an_image_too_large_to_decode_is_not_rendered_fo
         let annotation = b.add(dictionary! { "Type" => "Annot", "Subtype" => "Stamp",
         "Rect" => vec![0.into(), 0.into(), 100.into(), 100.into()], "AP" => dictionary! { "N" => appearance } });
         b.page(helvetica(), "BT /F1 10 Tf 72 700 Td (Kept) Tj ET", dictionary! { "Annots" => vec![annotation.into()] });
-        // The check comes before the models are loaded.
-        let models =
-            docsift::OcrModels::lazy(|| Err(docsift::Error::new(ErrorKind::Model, "not loaded before the check")));
-        let opts = Options {
-            ocr: docsift::OcrMode::Force,
-            ocr_models: Some(std::sync::Arc::new(models)),
-            ..Options::default()
-        };
-        let doc = run_with(&b.finish(), &opts).expect("extracts");
-        let page = &doc.pages[0];
-        assert_eq!(page.text, "Kept");
-        let warned: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
         assert_eq!(
-            warned,
+            warnings_of_forced_ocr(&b.finish(), "Kept"),
             [
                 "the page could not be rendered for OCR: its 40000×40000 image in an annotation's appearance is too large to decode"
             ],
             "inline: {inline}"
         );
     }
+}
+
+/// The warnings of a one-page PDF's page extracted with `ocr: Force` and models that fail if
+/// loaded (a picture check comes before them), its text checked to be `kept`.
+fn warnings_of_forced_ocr(pdf: &[u8], kept: &str) -> Vec<String> {
+    let models = docsift::OcrModels::lazy(|| Err(docsift::Error::new(ErrorKind::Model, "not loaded before the check")));
+    let opts =
+        Options { ocr: docsift::OcrMode::Force, ocr_models: Some(std::sync::Arc::new(models)), ..Options::default() };
+    let doc = run_with(pdf, &opts).expect("extracts");
+    assert_eq!(doc.pages[0].text, kept);
+    doc.pages[0].warnings.iter().map(|w| w.message.clone()).collect()
+}
+
+#[test]
+fn a_page_whose_jpeg_2000_image_declares_a_million_tiles_is_not_rendered_for_ocr() {
+    // The dictionary says 96×64; the codestream's SIZ says 96×64,000,000 in tiles of 96×64.
+    let fields = [96u32, 64_000_000, 0, 0, 96, 64, 0, 0].map(u32::to_be_bytes).concat();
+    let codestream = [&b"\xff\x4f\xff\x51\0\x2f\0\0"[..], &fields, b"\0\x01\x07\x01\x01\xff\xd9"].concat();
+    let mut b = Builder::new();
+    let image = dictionary! { "Type" => "XObject", "Subtype" => "Image", "Width" => 96, "Height" => 64,
+    "BitsPerComponent" => 8, "ColorSpace" => "DeviceGray", "Filter" => "JPXDecode" };
+    let image = b.stream(image, &codestream);
+    let mut resources = helvetica();
+    resources.set("XObject", dictionary! { "Im" => image });
+    b.page(resources, "q 96 0 0 64 72 500 cm /Im Do Q BT /F1 10 Tf 72 700 Td (Kept) Tj ET", Dictionary::new());
+    assert_eq!(
+        warnings_of_forced_ocr(&b.finish(), "Kept"),
+        ["the page could not be rendered for OCR: its JPEG 2000 image of 1000000 tiles is too large to decode"]
+    );
 }
 
 #[test]

@@ -335,7 +335,7 @@ impl OpenDocument {
     ) -> Result<Page, Error> {
         let mut page = self.native_page(index, text)?;
         if let Some(ocr) = &self.ocr {
-            ocr.process(index, &mut page, || docsift_pdf::indirect_pictures(&self.pdf, index), keep_going).await?;
+            ocr.process(index, &mut page, || docsift_pdf::page_pictures(&self.pdf, index), keep_going).await?;
         }
         Ok(page)
     }

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use docsift_model::{Error, ErrorKind, Page, Warning};
 use docsift_ocr::{Engine, ImageFile, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Script, Step};
-use docsift_pdf::IndirectPicture;
+use docsift_pdf::PagePictures;
 
 use crate::{OcrMode, Options, needs_ocr};
 
@@ -94,20 +94,37 @@ pub fn render_dpi(page: &Page) -> f32 {
 }
 
 /// The first of the page's pictures (an image, or an image's mask, that the content draws or
-/// that `indirect` lists) with more pixels than an OCR page may have: its size and what it
-/// is. The renderer decodes each at its full size, so
-/// a few kilobytes of zeros declared 65,000 pixels square would take 4 GiB, all a browser
-/// tab's wasm memory.
-fn picture_too_large_to_render(page: &Page, indirect: &[IndirectPicture]) -> Option<String> {
+/// that `pictures` lists) with more pixels than an OCR page may have, or a JPEG 2000 image
+/// whose codestream declares that many or more tiles than a codestream can number: what it
+/// is. The renderer decodes each at its full size, so a few kilobytes of zeros declared
+/// 65,000 pixels square would take 4 GiB, all a browser tab's wasm memory.
+fn picture_too_large_to_render(page: &Page, pictures: &PagePictures) -> Option<String> {
+    let too_large = |[w, h]: [u32; 2]| u64::from(w) * u64::from(h) > docsift_ocr::MAX_PAGE_PIXELS;
     let drawn = page.images.iter().flat_map(|i| [Some((false, [i.width, i.height])), i.mask.map(|m| (true, m))]);
     let drawn = drawn.flatten().map(|(mask, size)| (mask, None, size));
-    let beyond = indirect.iter().map(|p| (p.mask, Some(p.place), p.size));
-    let (mask, place, [w, h]) =
-        drawn.chain(beyond).find(|(_, _, [w, h])| u64::from(*w) * u64::from(*h) > docsift_ocr::MAX_PAGE_PIXELS)?;
-    let what = if mask { "image mask" } else { "image" };
+    let beyond = pictures.indirect.iter().map(|p| (p.mask, Some(p.place), p.size));
+    let sized = drawn
+        .chain(beyond)
+        .find(|(_, _, size)| too_large(*size))
+        .map(|(mask, place, [w, h])| (format!("{w}×{h} {}", if mask { "image mask" } else { "image" }), place));
+    let jpx = || {
+        pictures.jpx.iter().find_map(|jpx| {
+            let header = docsift_ocr::jpeg2000_header(&jpx.codestream)?;
+            let (w, h) = (header.width, header.height);
+            let what = if header.tiles > docsift_ocr::MAX_JPEG2000_TILES {
+                format!("JPEG 2000 image of {} tiles", header.tiles)
+            } else if too_large([w, h]) {
+                format!("{w}×{h} JPEG 2000 image")
+            } else {
+                return None;
+            };
+            Some((what, jpx.place))
+        })
+    };
+    let (what, place) = sized.or_else(jpx)?;
     Some(match place {
-        Some(place) => format!("{w}×{h} {what} in {}", place.phrase()),
-        None => format!("{w}×{h} {what}"),
+        Some(place) => format!("{what} in {}", place.phrase()),
+        None => what,
     })
 }
 
@@ -254,13 +271,14 @@ impl PdfOcr {
     }
 
     /// OCRs the page when the mode asks for it; adds layout blocks when asked. A page that
-    /// cannot be OCR'd keeps its native text and says why in a warning. `indirect` lists the
-    /// pictures its patterns, glyphs and annotations draw (asked only when it is rendered).
-    pub async fn process(
+    /// cannot be OCR'd keeps its native text and says why in a warning. `pictures` gives the
+    /// pictures its patterns, glyphs and annotations draw, and its JPEG 2000 images (asked only
+    /// when it is rendered).
+    pub async fn process<'p>(
         &self,
         index: usize,
         page: &mut Page,
-        indirect: impl FnOnce() -> Vec<IndirectPicture>,
+        pictures: impl FnOnce() -> PagePictures<'p>,
         keep_going: &(dyn Fn() -> bool + Sync),
     ) -> Result<(), Error> {
         let ocr = match self.mode {
@@ -277,7 +295,7 @@ impl PdfOcr {
             }
             return Ok(());
         };
-        if let Some(what) = picture_too_large_to_render(page, &indirect()) {
+        if let Some(what) = picture_too_large_to_render(page, &pictures()) {
             let why = format!("the page could not be rendered for OCR: its {what} is too large to decode");
             page.warnings.push(Warning::page(page.number, why));
             return Ok(());
@@ -353,7 +371,7 @@ pub async fn image_page(
 mod tests {
     use super::*;
     use docsift_model::{BBox, Image, TextTrust};
-    use docsift_pdf::PicturePlace;
+    use docsift_pdf::{IndirectPicture, JpxPicture, PicturePlace};
 
     fn scan(chars: usize) -> Page {
         let mut p = Page { width: 612.0, height: 792.0, ..Page::default() };
@@ -409,7 +427,7 @@ mod tests {
         for (mut page, said) in
             [(page, "65000×65000 image is too large"), (masked, "60000×60000 image mask is too large")]
         {
-            finished(ocr.process(0, &mut page, Vec::new, &|| true))?;
+            finished(ocr.process(0, &mut page, PagePictures::default, &|| true))?;
             assert_eq!(page.chars.len(), 500);
             let warned: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
             assert!(matches!(warned[..], [m] if m.contains(said)), "{warned:?}");
@@ -417,12 +435,29 @@ mod tests {
         // A scan's page image, and a mask of its size, are well within the limit.
         let mut scanned = scan(0);
         scanned.images[0].mask = Some([2550, 3300]);
-        assert!(picture_too_large_to_render(&scanned, &[]).is_none());
+        assert!(picture_too_large_to_render(&scanned, &PagePictures::default()).is_none());
         // One its annotation draws.
-        let annotated = [IndirectPicture { place: PicturePlace::Annotation, mask: true, size: [50_000, 50_000] }];
+        let annotated = PagePictures {
+            indirect: vec![IndirectPicture { place: PicturePlace::Annotation, mask: true, size: [50_000, 50_000] }],
+            jpx: Vec::new(),
+        };
         assert_eq!(
             picture_too_large_to_render(&scanned, &annotated).as_deref(),
             Some("50000×50000 image mask in an annotation's appearance")
+        );
+        // JPEG 2000 images by what their codestreams declare (SIZ: size, origin, tile size, tile origin).
+        let jpx = |place, [w, h, tile_w, tile_h]: [u32; 4]| {
+            let fields = [w, h, 0, 0, tile_w, tile_h, 0, 0].map(u32::to_be_bytes).concat();
+            let codestream = [&b"\xff\x4f\xff\x51\0\x2f\0\0"[..], &fields].concat().into();
+            PagePictures { indirect: Vec::new(), jpx: vec![JpxPicture { place, codestream }] }
+        };
+        let checked = |pictures| picture_too_large_to_render(&scanned, &pictures);
+        assert_eq!(checked(jpx(None, [2550, 3300, 2550, 3300])), None);
+        assert_eq!(checked(jpx(None, [2550, 3300, 256, 256])), None, "130 tiles");
+        assert_eq!(checked(jpx(None, [40_000, 40_000, 1024, 1024])).as_deref(), Some("40000×40000 JPEG 2000 image"));
+        assert_eq!(
+            checked(jpx(Some(PicturePlace::Pattern), [96, 64_000_000, 96, 64])).as_deref(),
+            Some("JPEG 2000 image of 1000000 tiles in a pattern")
         );
         Ok(())
     }

@@ -12,6 +12,51 @@ use crate::raster::MAX_PAGE_PIXELS;
 const JP2_SIGNATURE: &[u8] = b"\0\0\0\x0cjP  \r\n\x87\n";
 const CODESTREAM_START: &[u8] = b"\xff\x4f\xff\x51";
 
+/// A codestream numbers its tiles in 16 bits (SOT's Isot): a header declaring more is
+/// malformed, and hayro sets up every declared tile before it reads one (a 3 KB file declaring
+/// a million took 12 s and 1.8 GB; in a PDF, which the renderer decodes at full size, 24 GB).
+pub const MAX_JPEG2000_TILES: u64 = 65_535;
+
+/// What a JPEG 2000 picture's main header (its SIZ marker, ISO/IEC 15444-1 A.5.1) declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Jpeg2000Header {
+    /// The image area of the reference grid (a subsampled component has fewer samples).
+    pub width: u32,
+    pub height: u32,
+    pub tiles: u64,
+}
+
+/// The main header of a JP2 file or a bare codestream; None where it cannot be read.
+pub fn jpeg2000_header(bytes: &[u8]) -> Option<Jpeg2000Header> {
+    let codestream = if bytes.starts_with(JP2_SIGNATURE) { jp2_codestream(bytes)? } else { bytes };
+    let siz = codestream.strip_prefix(CODESTREAM_START)?;
+    let field = |i: usize| Some(u32::from_be_bytes(siz.get(4 + 4 * i..8 + 4 * i)?.try_into().ok()?));
+    let [x, y, x_origin, y_origin, tile_w, tile_h, tile_x, tile_y] = [0, 1, 2, 3, 4, 5, 6, 7].map(field);
+    let (x, y, tile_w, tile_h) = (x?, y?, tile_w?, tile_h?);
+    let across = u64::from(x.checked_sub(tile_x?)?).div_ceil(u64::from(tile_w).max(1));
+    let down = u64::from(y.checked_sub(tile_y?)?).div_ceil(u64::from(tile_h).max(1));
+    Some(Jpeg2000Header { width: x.checked_sub(x_origin?)?, height: y.checked_sub(y_origin?)?, tiles: across * down })
+}
+
+/// The contiguous codestream box (`jp2c`) among a JP2 file's top-level boxes.
+fn jp2_codestream(bytes: &[u8]) -> Option<&[u8]> {
+    let mut rest = bytes;
+    while rest.len() >= 8 {
+        let length = u32::from_be_bytes(rest[..4].try_into().ok()?) as u64;
+        let (header, length) = match length {
+            0 => (8, rest.len() as u64),
+            1 => (16, u64::from_be_bytes(rest.get(8..16)?.try_into().ok()?)),
+            n => (8, n),
+        };
+        let end = usize::try_from(length).ok()?.min(rest.len());
+        if &rest[4..8] == b"jp2c" {
+            return rest.get(header..end);
+        }
+        rest = rest.get(end.max(header)..)?;
+    }
+    None
+}
+
 pub fn is_jpeg2000(bytes: &[u8]) -> bool {
     bytes.starts_with(JP2_SIGNATURE) || bytes.starts_with(CODESTREAM_START)
 }
@@ -29,6 +74,12 @@ pub fn decode_jpeg2000(bytes: &[u8]) -> Result<(DynamicImage, Option<String>), O
 
 /// `decode_jpeg2000` with a pixel limit of `max_pixels`.
 fn decode_within(bytes: &[u8], max_pixels: u64) -> Result<(DynamicImage, Option<String>), OcrError> {
+    if let Some(header) = jpeg2000_header(bytes).filter(|h| h.tiles > MAX_JPEG2000_TILES) {
+        return Err(jpeg2000_error(format!(
+            "its header declares {} tiles, more than a codestream can number ({MAX_JPEG2000_TILES})",
+            header.tiles
+        )));
+    }
     let settings = DecodeSettings::default();
     let image = Image::new(bytes, &settings).map_err(jpeg2000_error)?;
     let (w, h) = (image.width(), image.height());
@@ -140,6 +191,36 @@ mod tests {
         // Two halvings are all the picture stores.
         assert!(decode_within(&bytes, 16 * 10 - 1).is_err());
         Ok(())
+    }
+
+    /// `codestream` in a JP2 file: the signature and file type boxes, then the codestream box
+    /// with its length in the 64-bit field, or as 0 (up to the end of the file).
+    fn jp2(codestream: &[u8], long_length: bool) -> Vec<u8> {
+        let ftyp = [&20u32.to_be_bytes()[..], b"ftypjp2 \0\0\0\0jp2 "].concat();
+        let jp2c = if long_length {
+            [&1u32.to_be_bytes()[..], b"jp2c", &(16 + codestream.len() as u64).to_be_bytes(), codestream].concat()
+        } else {
+            [&0u32.to_be_bytes()[..], b"jp2c", codestream].concat()
+        };
+        [JP2_SIGNATURE, &ftyp, &jp2c].concat()
+    }
+
+    #[test]
+    fn a_header_declaring_more_tiles_than_a_codestream_can_number_is_refused_before_decoding() {
+        let one_tile = flat_grey_codestream(300, 300, 0);
+        let header = Jpeg2000Header { width: 300, height: 300, tiles: 1 };
+        for bytes in [one_tile.clone(), jp2(&one_tile, true), jp2(&one_tile, false)] {
+            assert_eq!(jpeg2000_header(&bytes), Some(header));
+        }
+        // Tiles of one sample each (XTsiz, YTsiz): 90,000 of them.
+        let mut tiny_tiles = one_tile;
+        tiny_tiles[24..32].copy_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1]);
+        for bytes in [tiny_tiles.clone(), jp2(&tiny_tiles, false)] {
+            assert_eq!(jpeg2000_header(&bytes).map(|h| h.tiles), Some(90_000));
+            let refused = decode_jpeg2000(&bytes).map(|_| ()).map_err(|e| e.to_string());
+            assert!(refused.as_ref().is_err_and(|e| e.contains("declares 90000 tiles")), "{refused:?}");
+        }
+        assert_eq!(jpeg2000_header(&jp2(b"\xff\x4f\xff\x51\0\x2f", false)), None, "a cut header");
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub use image::RgbImage;
 pub use backend::{Backend, ModelCall, ModelKind, Preferring, Tensor, now, poll_once};
 pub use det::{DetParams, bgr_tensor, page_bands};
 pub use geometry::Quad;
+pub use jpeg2000::{Jpeg2000Header, MAX_JPEG2000_TILES, jpeg2000_header};
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
 pub use raster::{

@@ -3,7 +3,10 @@
 //! interpreter lists the images the page's content (and its forms) draws; these are found
 //! by walking the resources those other drawings use, and the inline images in their own
 //! content, so that a renderer can be spared a picture too large to decode before it starts.
+//! The walk also gives every JPEG 2000 image it meets, the content's own included: what such
+//! an image decodes to is what its codestream declares, not its dictionary's size.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
@@ -11,14 +14,14 @@ use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use crate::document::PdfDocument;
 use crate::interp::{image_mask_size, picture_size, read_inline_image};
 use crate::lexer::Lexer;
-use crate::objects::{get_array, get_dict, get_name, resolve, stream_bytes};
+use crate::objects::{get, get_array, get_dict, get_name, resolve, stream_bytes};
 
 /// Objects visited per page before the walk stops: a page's drawings use tens to hundreds,
 /// and the cap bounds a hostile file's web of shared resources.
 const MAX_OBJECTS_WALKED: usize = 10_000;
 
-/// Decoded content scanned per page for inline images: these drawings' streams are bytes to
-/// a few megabytes, and the cap bounds the scan of a hostile file (tens of milliseconds).
+/// Decoded bytes per page scanned for inline images or undone ahead of a JPEG 2000 codestream:
+/// these streams are bytes to a few megabytes, and the cap bounds the work on a hostile file.
 const MAX_CONTENT_BYTES_SCANNED: usize = 64 << 20;
 
 /// Where a picture beyond the page's content is drawn from.
@@ -50,13 +53,29 @@ pub struct IndirectPicture {
     pub size: [u32; 2],
 }
 
-/// The pictures page `index` may draw beyond what its content draws itself (see the module
-/// comment); an image reachable from several places is listed once.
-pub fn indirect_pictures(doc: &PdfDocument, index: usize) -> Vec<IndirectPicture> {
+/// A JPEG 2000 image (or image mask) a renderer of the page would decode: its codestream
+/// (filters before `JPXDecode` undone), drawn from `place` (None: the page's content).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JpxPicture<'a> {
+    pub place: Option<PicturePlace>,
+    pub codestream: Cow<'a, [u8]>,
+}
+
+/// The pictures to check before rendering a page (see the module comment).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PagePictures<'a> {
+    /// What the page draws beyond its content, each reachable image listed once.
+    pub indirect: Vec<IndirectPicture>,
+    /// Every JPEG 2000 image its resources reach, whether or not the content draws it.
+    pub jpx: Vec<JpxPicture<'a>>,
+}
+
+/// The pictures to check before page `index` is rendered.
+pub fn page_pictures(doc: &PdfDocument, index: usize) -> PagePictures<'_> {
     let Some(info) = doc.pages().get(index) else {
-        return Vec::new();
+        return PagePictures::default();
     };
-    let mut walk = Walk { doc: doc.lopdf(), seen: HashSet::new(), walked: 0, scanned: 0, found: Vec::new() };
+    let mut walk = Walk { doc: doc.lopdf(), seen: HashSet::new(), walked: 0, scanned: 0, found: Default::default() };
     if let Some(resources) = doc.resources(info) {
         walk.resources(resources, None);
     }
@@ -74,9 +93,9 @@ struct Walk<'a> {
     /// also be drawn by a pattern, whose images the interpreter does not list).
     seen: HashSet<(ObjectId, bool)>,
     walked: usize,
-    /// Decoded content bytes scanned for inline images.
+    /// Decoded bytes scanned or undone (see `MAX_CONTENT_BYTES_SCANNED`).
     scanned: usize,
-    found: Vec<IndirectPicture>,
+    found: PagePictures<'a>,
 }
 
 impl<'a> Walk<'a> {
@@ -150,12 +169,18 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// The inline images (`BI … ID … EI`) in a stream's content, while the scan's budget lasts.
-    fn inline_pictures(&mut self, stream: &Stream, place: PicturePlace) {
+    /// A stream's content decoded, while the budget lasts.
+    fn decoded(&mut self, stream: &Stream) -> Option<Vec<u8>> {
         let budget = MAX_CONTENT_BYTES_SCANNED.saturating_sub(self.scanned);
         // An unfiltered stream comes back whole, whatever the limit.
-        let Some(content) = stream_bytes(stream, budget).filter(|c| c.len() <= budget) else { return };
+        let content = stream_bytes(stream, budget).filter(|c| c.len() <= budget)?;
         self.scanned += content.len();
+        Some(content)
+    }
+
+    /// The inline images (`BI … ID … EI`) in a stream's content.
+    fn inline_pictures(&mut self, stream: &Stream, place: PicturePlace) {
+        let Some(content) = self.decoded(stream) else { return };
         let mut lx = Lexer::new(&content);
         let mut operands = Vec::new();
         while let Some(op) = lx.next_operation(&mut operands) {
@@ -163,7 +188,7 @@ impl<'a> Walk<'a> {
             if op == b"BI"
                 && let Some(image) = read_inline_image(&mut lx)
             {
-                self.found.push(IndirectPicture { place, mask: false, size: [image.width, image.height] });
+                self.found.indirect.push(IndirectPicture { place, mask: false, size: [image.width, image.height] });
             }
         }
     }
@@ -173,15 +198,43 @@ impl<'a> Walk<'a> {
         match get_name(self.doc, dict, b"Subtype") {
             Some(b"Image") => {
                 if let Some(place) = place {
-                    self.found.push(IndirectPicture { place, mask: false, size: picture_size(self.doc, dict) });
+                    let found = &mut self.found.indirect;
+                    found.push(IndirectPicture { place, mask: false, size: picture_size(self.doc, dict) });
                     if let Some(size) = image_mask_size(self.doc, dict) {
-                        self.found.push(IndirectPicture { place, mask: true, size });
+                        found.push(IndirectPicture { place, mask: true, size });
+                    }
+                }
+                let masks = [b"SMask".as_slice(), b"Mask"].map(|key| match get(self.doc, dict, key) {
+                    Some(Object::Stream(mask)) => Some(mask),
+                    _ => None,
+                });
+                for picture in [Some(stream)].into_iter().chain(masks).flatten() {
+                    if let Some(codestream) = self.jpx_codestream(picture) {
+                        self.found.jpx.push(JpxPicture { place, codestream });
                     }
                 }
             }
             Some(b"Form") => self.drawing(stream, place),
             _ => {}
         }
+    }
+
+    /// A JPEG 2000 image's codestream: its data, with any filters before `JPXDecode` undone.
+    fn jpx_codestream(&mut self, image: &'a Stream) -> Option<Cow<'a, [u8]>> {
+        let filters = image.filters().ok()?;
+        let (&last, before) = filters.split_last()?;
+        if last != b"JPXDecode" {
+            return None;
+        }
+        if before.is_empty() {
+            return Some(Cow::Borrowed(&image.content));
+        }
+        let mut dict = image.dict.clone();
+        dict.set("Filter", before.iter().map(|f| Object::Name(f.to_vec())).collect::<Vec<_>>());
+        if let Ok(Object::Array(params)) = image.dict.get(b"DecodeParms") {
+            dict.set("DecodeParms", params.iter().take(before.len()).cloned().collect::<Vec<_>>());
+        }
+        self.decoded(&Stream::new(dict, image.content.clone())).map(Cow::Owned)
     }
 
     /// An annotation's appearance streams: normal, rollover and down, each a form or a
@@ -288,7 +341,7 @@ mod tests {
         })?;
         use PicturePlace::*;
         assert_eq!(
-            sizes(&indirect_pictures(&doc, 0)),
+            sizes(&page_pictures(&doc, 0).indirect),
             [
                 (Pattern, false, [1, 1]),
                 (Pattern, true, [9, 9]),
@@ -334,7 +387,7 @@ mod tests {
         })?;
         use PicturePlace::*;
         assert_eq!(
-            sizes(&indirect_pictures(&doc, 0)),
+            sizes(&page_pictures(&doc, 0).indirect),
             [
                 (Pattern, false, [600, 700]),
                 (Type3Glyph, false, [3, 4]),
@@ -342,6 +395,39 @@ mod tests {
                 (Annotation, false, [5, 6]),
             ]
         );
+        Ok(())
+    }
+
+    #[test]
+    fn jpeg_2000_codestreams_are_given_wherever_drawn_with_the_filters_before_them_undone() -> Result<(), String> {
+        let codestream = b"\xff\x4f\xff\x51 a codestream".to_vec();
+        let mut zipped = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut zipped, &codestream).map_err(|e| e.to_string())?;
+        let zipped = zipped.finish().map_err(|e| e.to_string())?;
+        let doc = pdf(|doc| {
+            let jpx = dictionary! { "Filter" => "JPXDecode" };
+            let plain = image(doc, 2, 2, jpx.clone());
+            let mask = doc.add_object(Stream::new(jpx.clone(), codestream.clone()));
+            let masked = image(doc, 3, 3, dictionary! { "SMask" => mask });
+            let chained = doc.add_object(Stream::new(
+                dictionary! { "Subtype" => "Image", "Filter" => vec!["FlateDecode".into(), "JPXDecode".into()],
+                "DecodeParms" => vec![Object::Null, Object::Null] },
+                zipped.clone(),
+            ));
+            let pattern = drawing(
+                doc,
+                dictionary! { "PatternType" => 1 },
+                dictionary! { "XObject" => dictionary! { "Im" => chained } },
+            );
+            if let Ok(Object::Stream(s)) = doc.get_object_mut(plain) {
+                s.set_content(codestream.clone());
+            }
+            let resources = dictionary! { "XObject" => dictionary! { "A" => plain, "B" => masked }, "Pattern" => dictionary! { "P" => pattern } };
+            (resources, "/A Do /B Do", Vec::new())
+        })?;
+        let found = page_pictures(&doc, 0).jpx;
+        let places: Vec<_> = found.iter().map(|j| (j.place, j.codestream.as_ref() == codestream)).collect();
+        assert_eq!(places, [(None, true), (None, true), (Some(PicturePlace::Pattern), true)]);
         Ok(())
     }
 
@@ -358,8 +444,8 @@ mod tests {
             let resources = dictionary! { "XObject" => dictionary! { "F" => form, "U" => unused } };
             (resources, "/F Do", Vec::new())
         })?;
-        assert_eq!(indirect_pictures(&doc, 0), []);
-        assert_eq!(indirect_pictures(&doc, 1), [], "no such page");
+        assert_eq!(page_pictures(&doc, 0), PagePictures::default());
+        assert_eq!(page_pictures(&doc, 1), PagePictures::default(), "no such page");
         Ok(())
     }
 }
