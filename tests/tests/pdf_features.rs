@@ -487,3 +487,27 @@ fn stream_object_is_reused_for_identical_fonts() {
     assert_eq!(doc.pages[0].chars[0].bbox, doc.pages[1].chars[0].bbox);
     assert!(close(doc.pages[0].chars[0].bbox.width(), 6.0));
 }
+
+#[test]
+fn a_page_whose_type3_glyph_draws_itself_is_not_rendered_for_ocr() {
+    // The glyph shows itself through the page's resources (the font has none of its own): a
+    // renderer following it recursed until its stack overflowed, which aborts the process.
+    let mut b = Builder::new();
+    let glyph = b.stream(Dictionary::new(), b"10 0 0 0 10 10 d1 BT /T3 1 Tf (a) Tj ET 0 0 10 10 re f");
+    let font = b.add(dictionary! { "Type" => "Font", "Subtype" => "Type3",
+    "FontBBox" => vec![0.into(), 0.into(), 10.into(), 10.into()],
+    "FontMatrix" => vec![0.1.into(), 0.into(), 0.into(), 0.1.into(), 0.into(), 0.into()],
+    "CharProcs" => dictionary! { "a" => glyph }, "Encoding" => dictionary! { "Differences" => vec![97.into(), "a".into()] },
+    "FirstChar" => 97, "LastChar" => 97, "Widths" => vec![10.into()] });
+    let mut resources = helvetica();
+    if let Ok(fonts) = resources.get_mut(b"Font").and_then(Object::as_dict_mut) {
+        fonts.set("T3", font);
+    }
+    b.page(resources, "BT /F1 10 Tf 72 700 Td (Kept) Tj /T3 12 Tf 100 0 Td (a) Tj ET", Dictionary::new());
+    assert_eq!(
+        warnings_of_forced_ocr(&b.finish(), "a\nKept"),
+        [
+            "the page could not be rendered for OCR: its Type 3 glyphs draw Type 3 glyphs, which a renderer may follow without end"
+        ]
+    );
+}

@@ -128,6 +128,21 @@ fn picture_too_large_to_render(page: &Page, pictures: &PagePictures) -> Option<S
     })
 }
 
+/// Why a page must not be rendered, if it must not: a picture too large to decode, glyphs a
+/// renderer may follow without end (see `PagePictures`), or drawings too large to check.
+fn not_to_render(page: &Page, pictures: &PagePictures) -> Option<String> {
+    if let Some(what) = picture_too_large_to_render(page, pictures) {
+        return Some(format!("its {what} is too large to decode"));
+    }
+    if pictures.nested_type3 {
+        return Some("its Type 3 glyphs draw Type 3 glyphs, which a renderer may follow without end".into());
+    }
+    pictures.unchecked.then(|| {
+        let mb = docsift_pdf::MAX_CONTENT_BYTES_SCANNED >> 20;
+        format!("what it draws beyond its own content is more than {mb} MB to check")
+    })
+}
+
 /// OCR models, loaded on first use (a born-digital document never pays for them).
 pub struct OcrModels {
     load: Box<dyn Fn() -> Result<Engine, Error> + Send + Sync>,
@@ -295,8 +310,8 @@ impl PdfOcr {
             }
             return Ok(());
         };
-        if let Some(what) = picture_too_large_to_render(page, &pictures()) {
-            let why = format!("the page could not be rendered for OCR: its {what} is too large to decode");
+        if let Some(why) = not_to_render(page, &pictures()) {
+            let why = format!("the page could not be rendered for OCR: {why}");
             page.warnings.push(Warning::page(page.number, why));
             return Ok(());
         }
@@ -439,7 +454,7 @@ mod tests {
         // One its annotation draws.
         let annotated = PagePictures {
             indirect: vec![IndirectPicture { place: PicturePlace::Annotation, mask: true, size: [50_000, 50_000] }],
-            jpx: Vec::new(),
+            ..PagePictures::default()
         };
         assert_eq!(
             picture_too_large_to_render(&scanned, &annotated).as_deref(),
@@ -449,7 +464,7 @@ mod tests {
         let jpx = |place, [w, h, tile_w, tile_h]: [u32; 4]| {
             let fields = [w, h, 0, 0, tile_w, tile_h, 0, 0].map(u32::to_be_bytes).concat();
             let codestream = [&b"\xff\x4f\xff\x51\0\x2f\0\0"[..], &fields].concat().into();
-            PagePictures { indirect: Vec::new(), jpx: vec![JpxPicture { place, codestream }] }
+            PagePictures { jpx: vec![JpxPicture { place, codestream }], ..PagePictures::default() }
         };
         let checked = |pictures| picture_too_large_to_render(&scanned, &pictures);
         assert_eq!(checked(jpx(None, [2550, 3300, 2550, 3300])), None);
@@ -458,6 +473,12 @@ mod tests {
         assert_eq!(
             checked(jpx(Some(PicturePlace::Pattern), [96, 64_000_000, 96, 64])).as_deref(),
             Some("JPEG 2000 image of 1000000 tiles in a pattern")
+        );
+        // Drawings past the scan's budget are refused unchecked.
+        let unchecked = PagePictures { unchecked: true, ..PagePictures::default() };
+        assert_eq!(
+            not_to_render(&scanned, &unchecked).as_deref(),
+            Some("what it draws beyond its own content is more than 64 MB to check")
         );
         Ok(())
     }

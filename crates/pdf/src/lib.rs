@@ -18,7 +18,7 @@ use docsift_model::{BBox, Char, Direction, Image, Origin, Page, Rect, Segment, W
 pub use document::{Limits, PageInfo, PdfDocument, has_header, looks_like_headerless_pdf};
 pub use error::PdfError;
 pub use interp::{Device, Interpreter, ShownGlyph};
-pub use pictures::{IndirectPicture, JpxPicture, PagePictures, PicturePlace, page_pictures};
+pub use pictures::{IndirectPicture, JpxPicture, MAX_CONTENT_BYTES_SCANNED, PagePictures, PicturePlace, page_pictures};
 
 /// Glyphs with a box this far outside the page are off-page (invisible) and dropped;
 /// a small margin keeps glyphs that merely overhang the edge.

@@ -4,25 +4,32 @@
 //! by walking the resources those other drawings use, and the inline images in their own
 //! content, so that a renderer can be spared a picture too large to decode before it starts.
 //! The walk also gives every JPEG 2000 image it meets, the content's own included: what such
-//! an image decodes to is what its codestream declares, not its dictionary's size.
+//! an image decodes to is what its codestream declares, not its dictionary's size. And it
+//! tells whether a Type 3 glyph selects a Type 3 font: a renderer draws such glyphs within
+//! glyphs, and a font that draws itself never ends (hayro recursed until its stack overflowed).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
+use lopdf::{DecompressError, Dictionary, Document, Object, ObjectId, Stream};
 
 use crate::document::PdfDocument;
 use crate::interp::{image_mask_size, picture_size, read_inline_image};
 use crate::lexer::Lexer;
-use crate::objects::{get, get_array, get_dict, get_name, resolve, stream_bytes};
+use crate::objects::{get, get_array, get_dict, get_name, resolve};
 
 /// Objects visited per page before the walk stops: a page's drawings use tens to hundreds,
 /// and the cap bounds a hostile file's web of shared resources.
 const MAX_OBJECTS_WALKED: usize = 10_000;
 
-/// Decoded bytes per page scanned for inline images or undone ahead of a JPEG 2000 codestream:
+/// Decoded bytes per page scanned (for inline images, and the fonts Type 3 glyphs select) or
+/// undone ahead of a JPEG 2000 codestream:
 /// these streams are bytes to a few megabytes, and the cap bounds the work on a hostile file.
-const MAX_CONTENT_BYTES_SCANNED: usize = 64 << 20;
+pub const MAX_CONTENT_BYTES_SCANNED: usize = 64 << 20;
+
+/// Forms followed inside a Type 3 glyph for the fonts it selects: they nest a level or two,
+/// and the bound ends a cycle of forms.
+const MAX_GLYPH_FORM_DEPTH: usize = 8;
 
 /// Where a picture beyond the page's content is drawn from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +75,10 @@ pub struct PagePictures<'a> {
     pub indirect: Vec<IndirectPicture>,
     /// Every JPEG 2000 image its resources reach, whether or not the content draws it.
     pub jpx: Vec<JpxPicture<'a>>,
+    /// A Type 3 glyph selects a Type 3 font (itself, or one whose glyphs may lead back).
+    pub nested_type3: bool,
+    /// Content to scan was left unscanned past `MAX_CONTENT_BYTES_SCANNED`.
+    pub unchecked: bool,
 }
 
 /// The pictures to check before page `index` is rendered.
@@ -132,7 +143,7 @@ impl<'a> Walk<'a> {
             if let Some(Object::Dictionary(font)) = self.visit(entry, place)
                 && get_name(doc, font, b"Subtype") == Some(b"Type3")
             {
-                self.type3_font(font, place.unwrap_or(PicturePlace::Type3Glyph));
+                self.type3_font(font, resources, place.unwrap_or(PicturePlace::Type3Glyph));
             }
         }
         for (_, entry) in get_dict(doc, resources, b"ExtGState").map(|d| d.iter()).into_iter().flatten() {
@@ -149,16 +160,18 @@ impl<'a> Walk<'a> {
     fn drawing(&mut self, stream: &'a Stream, place: Option<PicturePlace>) {
         self.resources_of(&stream.dict, place);
         if let Some(place) = place {
-            self.inline_pictures(stream, place);
+            self.scan(stream, place, None, 0);
         }
     }
 
-    /// A Type 3 font's resources and the inline images its glyph procedures draw.
-    fn type3_font(&mut self, font: &'a Dictionary, place: PicturePlace) {
+    /// A Type 3 font's resources, and its glyph procedures scanned with the resources they use
+    /// (the font's, else those of the `outer` resources it was found in).
+    fn type3_font(&mut self, font: &'a Dictionary, outer: &'a Dictionary, place: PicturePlace) {
         self.resources_of(font, Some(place));
+        let resources = get_dict(self.doc, font, b"Resources").unwrap_or(outer);
         for (_, entry) in get_dict(self.doc, font, b"CharProcs").map(|d| d.iter()).into_iter().flatten() {
             if let Some(Object::Stream(glyph)) = self.visit(entry, Some(place)) {
-                self.inline_pictures(glyph, place);
+                self.scan(glyph, place, Some(resources), 0);
             }
         }
     }
@@ -169,27 +182,59 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// A stream's content decoded, while the budget lasts.
+    /// A stream's content decoded, while the budget lasts (past it, the page is `unchecked`);
+    /// None also where it cannot be decoded, as a renderer cannot draw it either.
     fn decoded(&mut self, stream: &Stream) -> Option<Vec<u8>> {
         let budget = MAX_CONTENT_BYTES_SCANNED.saturating_sub(self.scanned);
-        // An unfiltered stream comes back whole, whatever the limit.
-        let content = stream_bytes(stream, budget).filter(|c| c.len() <= budget)?;
-        self.scanned += content.len();
-        Some(content)
+        let content = if stream.dict.get(b"Filter").is_err() {
+            (stream.content.len() <= budget).then(|| stream.content.clone())
+        } else {
+            match stream.decompressed_content_with_limit(budget) {
+                Ok(content) => Some(content),
+                Err(lopdf::Error::Decompress(DecompressError::MemoryLimitExceeded { .. })) => None,
+                Err(_) => return None,
+            }
+        };
+        self.found.unchecked |= content.is_none();
+        self.scanned += content.as_ref().map_or(0, Vec::len);
+        content
     }
 
-    /// The inline images (`BI … ID … EI`) in a stream's content.
-    fn inline_pictures(&mut self, stream: &Stream, place: PicturePlace) {
+    /// The inline images (`BI … ID … EI`) in a stream's content and, in a Type 3 glyph (`glyph`:
+    /// the resources it uses), whether it selects a Type 3 font, through the forms it draws.
+    fn scan(&mut self, stream: &Stream, place: PicturePlace, glyph: Option<&'a Dictionary>, depth: usize) {
         let Some(content) = self.decoded(stream) else { return };
         let mut lx = Lexer::new(&content);
         let mut operands = Vec::new();
         while let Some(op) = lx.next_operation(&mut operands) {
-            operands.clear();
-            if op == b"BI"
-                && let Some(image) = read_inline_image(&mut lx)
-            {
-                self.found.indirect.push(IndirectPicture { place, mask: false, size: [image.width, image.height] });
+            let named = |kind: &[u8]| {
+                let name = operands.iter().find_map(|o| o.as_name())?;
+                let entry = get_dict(self.doc, glyph?, kind)?.get(name).ok()?;
+                Some(resolve(self.doc, entry))
+            };
+            match op {
+                b"BI" => {
+                    if let Some(image) = read_inline_image(&mut lx) {
+                        let size = [image.width, image.height];
+                        self.found.indirect.push(IndirectPicture { place, mask: false, size });
+                    }
+                }
+                b"Tf" => {
+                    if let Some(Object::Dictionary(font)) = named(b"Font") {
+                        self.found.nested_type3 |= get_name(self.doc, font, b"Subtype") == Some(b"Type3");
+                    }
+                }
+                b"Do" if depth < MAX_GLYPH_FORM_DEPTH => {
+                    if let Some(Object::Stream(form)) = named(b"XObject")
+                        && get_name(self.doc, &form.dict, b"Subtype") == Some(b"Form")
+                    {
+                        let resources = get_dict(self.doc, &form.dict, b"Resources").or(glyph);
+                        self.scan(form, place, resources, depth + 1);
+                    }
+                }
+                _ => {}
             }
+            operands.clear();
         }
     }
 
@@ -428,6 +473,61 @@ mod tests {
         let found = page_pictures(&doc, 0).jpx;
         let places: Vec<_> = found.iter().map(|j| (j.place, j.codestream.as_ref() == codestream)).collect();
         assert_eq!(places, [(None, true), (None, true), (Some(PicturePlace::Pattern), true)]);
+        Ok(())
+    }
+
+    #[test]
+    fn type3_glyphs_selecting_type3_fonts_are_told_through_the_resources_they_use_and_their_forms() -> Result<(), String>
+    {
+        // The glyph shows text in the font `/T` of the resources it uses: the font's own, else
+        // the page's; `in_form` puts the text in a form the glyph draws.
+        let nested = |own_resources: bool, t_is_type3: bool, in_form: bool| -> Result<bool, String> {
+            let doc = pdf(|doc| {
+                let text = b"BT /T 1 Tf (a) Tj ET".to_vec();
+                let form = doc.add_object(Stream::new(dictionary! { "Subtype" => "Form" }, text.clone()));
+                let glyph = if in_form { b"0 0 d0 /Fm Do".to_vec() } else { [b"0 0 d0 ".to_vec(), text].concat() };
+                let glyph = doc.add_object(Stream::new(Dictionary::new(), glyph));
+                let font_id = doc.new_object_id();
+                let t: Object = if t_is_type3 { font_id.into() } else { dictionary! { "Subtype" => "Type1" }.into() };
+                let used = dictionary! { "Font" => dictionary! { "T" => t, "Own" => font_id }, "XObject" => dictionary! { "Fm" => form } };
+                let mut font =
+                    dictionary! { "Type" => "Font", "Subtype" => "Type3", "CharProcs" => dictionary! { "a" => glyph } };
+                let page_resources = if own_resources {
+                    font.set("Resources", used);
+                    dictionary! { "Font" => dictionary! { "Own" => font_id } }
+                } else {
+                    used
+                };
+                doc.objects.insert(font_id, font.into());
+                (page_resources, "BT /Own 12 Tf (a) Tj ET", Vec::new())
+            })?;
+            let found = page_pictures(&doc, 0);
+            assert!(!found.unchecked);
+            Ok(found.nested_type3)
+        };
+        for own_resources in [true, false] {
+            for in_form in [false, true] {
+                let case = format!("own resources: {own_resources}, in a form: {in_form}");
+                assert!(nested(own_resources, true, in_form)?, "{case}");
+                assert!(!nested(own_resources, false, in_form)?, "{case}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn content_past_the_scan_budget_leaves_the_page_unchecked() -> Result<(), String> {
+        let mut zipped = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut zipped, &vec![b' '; MAX_CONTENT_BYTES_SCANNED + 1])
+            .map_err(|e| e.to_string())?;
+        let zipped = zipped.finish().map_err(|e| e.to_string())?;
+        let doc = pdf(|doc| {
+            let pattern =
+                doc.add_object(Stream::new(dictionary! { "PatternType" => 1, "Filter" => "FlateDecode" }, zipped));
+            (dictionary! { "Pattern" => dictionary! { "P" => pattern } }, "", Vec::new())
+        })?;
+        let found = page_pictures(&doc, 0);
+        assert!(found.unchecked && !found.nested_type3 && found.indirect.is_empty());
         Ok(())
     }
 
