@@ -18,6 +18,10 @@ pub const DEFAULT_X_TOLERANCE: f32 = 3.0;
 pub const DEFAULT_Y_TOLERANCE: f32 = 3.0;
 /// pdfplumber's dedupe_chars tolerance: glyphs repeated within 1pt are overprints.
 pub const DEDUPE_TOLERANCE: f32 = 1.0;
+/// Glyphs a glyph is compared with, back along its line, for an overprint: fake bold and
+/// shadows draw a glyph two to four times, and the cap keeps a pile of thousands at one spot
+/// (a broken or hostile file) linear.
+const MAX_OVERPRINTS_COMPARED: usize = 64;
 
 /// Character attributes that, when they differ, split words (pdfplumber's `extra_attrs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +77,7 @@ fn dedupe_line(chars: &[Char], proj: &[(f32, f32, f32, f32)], line: &mut Vec<usi
     let mut dropped: Vec<usize> = Vec::new();
     for (k, &i) in sorted.iter().enumerate() {
         let c = &chars[i];
-        for &j in sorted[..k].iter().rev() {
+        for &j in sorted[..k].iter().rev().take(MAX_OVERPRINTS_COMPARED) {
             if proj[i].0 - proj[j].0 > tolerance {
                 break;
             }
@@ -88,7 +92,9 @@ fn dedupe_line(chars: &[Char], proj: &[(f32, f32, f32, f32)], line: &mut Vec<usi
         }
     }
     if !dropped.is_empty() {
-        line.retain(|i| !dropped.contains(i));
+        dropped.sort_unstable();
+        dropped.dedup();
+        line.retain(|i| dropped.binary_search(i).is_err());
     }
 }
 
@@ -519,6 +525,17 @@ mod tests {
         let mut p = page_of(p.chars.clone());
         assemble(&mut p, &TextOptions { dedupe: false, ..TextOptions::default() });
         assert_eq!(p.text, "aaa");
+    }
+
+    #[test]
+    fn a_pile_of_thousands_of_overprints_keeps_the_first_glyph_and_stays_linear() {
+        // A mutated corpus PDF piled 13,381 glyphs at one spot: every glyph was compared with
+        // every other, and the list of those to drop grew with each pair (over 100 s).
+        let pile = vec![ch("a", 0.0, 0.0, 5.0, 10.0); 20_000];
+        let mut p = page_of([pile, vec![ch("b", 5.0, 0.0, 5.0, 10.0)]].concat());
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(p.text, "ab");
+        assert_eq!(p.chars.len(), 20_001);
     }
 
     #[test]

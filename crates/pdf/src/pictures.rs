@@ -23,8 +23,8 @@ use crate::objects::{get, get_array, get_dict, get_name, resolve};
 const MAX_OBJECTS_WALKED: usize = 10_000;
 
 /// Decoded bytes per page scanned (for inline images, and the fonts Type 3 glyphs select) or
-/// undone ahead of a JPEG 2000 codestream:
-/// these streams are bytes to a few megabytes, and the cap bounds the work on a hostile file.
+/// undone ahead of a JPEG 2000 codestream: these streams are bytes to a few megabytes, and
+/// the cap bounds the work on a hostile file.
 pub const MAX_CONTENT_BYTES_SCANNED: usize = 64 << 20;
 
 /// Forms followed inside a Type 3 glyph for the fonts it selects: they nest a level or two,
