@@ -95,8 +95,8 @@ pub fn render_dpi(page: &Page) -> f32 {
 
 /// The first of the page's pictures (an image, or an image's mask, that the content draws or
 /// that `pictures` lists) with more pixels than an OCR page may have, or a JPEG 2000 image
-/// whose codestream declares that many or more tiles than a codestream can number: what it
-/// is. The renderer decodes each at its full size, so a few kilobytes of zeros declared
+/// whose codestream declares that many pixels, or more tiles than a codestream can number:
+/// what it is. The renderer decodes each at its full size, so a few kilobytes of zeros declared
 /// 65,000 pixels square would take 4 GiB, all a browser tab's wasm memory.
 fn picture_too_large_to_render(page: &Page, pictures: &PagePictures) -> Option<String> {
     let too_large = |[w, h]: [u32; 2]| u64::from(w) * u64::from(h) > docsift_ocr::MAX_PAGE_PIXELS;
@@ -286,9 +286,9 @@ impl PdfOcr {
     }
 
     /// OCRs the page when the mode asks for it; adds layout blocks when asked. A page that
-    /// cannot be OCR'd keeps its native text and says why in a warning. `pictures` gives the
-    /// pictures its patterns, glyphs and annotations draw, and its JPEG 2000 images (asked only
-    /// when it is rendered).
+    /// cannot be OCR'd keeps its native text and says why in a warning. `pictures` gives what
+    /// its patterns, glyphs and annotations draw, its JPEG 2000 images and whether its Type 3
+    /// glyphs nest (asked only when the page is about to be rendered).
     pub async fn process<'p>(
         &self,
         index: usize,
