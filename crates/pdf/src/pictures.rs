@@ -347,6 +347,16 @@ mod tests {
         doc.add_object(Stream::new(dict, b"/Im Do".to_vec()))
     }
 
+    /// Page resources with form `F`, `patterns`, the Type 3 font `T3` and a soft mask of `group`.
+    fn resources_drawing(form: ObjectId, patterns: Dictionary, font: Dictionary, group: ObjectId) -> Dictionary {
+        dictionary! {
+            "XObject" => dictionary! { "F" => form },
+            "Pattern" => patterns,
+            "Font" => dictionary! { "T3" => font },
+            "ExtGState" => dictionary! { "G" => dictionary! { "SMask" => dictionary! { "S" => "Luminosity", "G" => group } } },
+        }
+    }
+
     fn sizes(found: &[IndirectPicture]) -> Vec<(PicturePlace, bool, [u32; 2])> {
         found.iter().map(|p| (p.place, p.mask, p.size)).collect()
     }
@@ -376,13 +386,8 @@ mod tests {
             let on = drawing(doc, dictionary! { "Subtype" => "Form" }, xobject(in_state));
             let annotation = doc.add_object(dictionary! { "Type" => "Annot", "Subtype" => "Widget",
             "AP" => dictionary! { "N" => normal, "D" => dictionary! { "On" => on } } });
-            let resources = dictionary! {
-                "XObject" => dictionary! { "F" => form },
-                "Pattern" => dictionary! { "P" => pattern, "S" => dictionary! { "PatternType" => 2 } },
-                "Font" => dictionary! { "T3" => font },
-                "ExtGState" => dictionary! { "G" => dictionary! { "SMask" => dictionary! { "S" => "Luminosity", "G" => group } } },
-            };
-            (resources, "/F Do", vec![annotation.into()])
+            let patterns = dictionary! { "P" => pattern, "S" => dictionary! { "PatternType" => 2 } };
+            (resources_drawing(form, patterns, font, group), "/F Do", vec![annotation.into()])
         })?;
         use PicturePlace::*;
         assert_eq!(
@@ -422,12 +427,7 @@ mod tests {
             let annotation = doc.add_object(
                 dictionary! { "Type" => "Annot", "Subtype" => "Stamp", "AP" => dictionary! { "N" => appearance } },
             );
-            let resources = dictionary! {
-                "XObject" => dictionary! { "F" => form },
-                "Pattern" => dictionary! { "P" => pattern },
-                "Font" => dictionary! { "T3" => font },
-                "ExtGState" => dictionary! { "G" => dictionary! { "SMask" => dictionary! { "S" => "Alpha", "G" => group } } },
-            };
+            let resources = resources_drawing(form, dictionary! { "P" => pattern }, font, group);
             (resources, "/F Do BI /W 8 /H 8 /F /AHx ID 00 > EI", vec![annotation.into()])
         })?;
         use PicturePlace::*;
