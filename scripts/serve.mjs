@@ -1,5 +1,8 @@
 // A static server for www/ (and pkg/ under /pkg/) on 127.0.0.1. With `isolate` it sends
-// COOP/COEP so the page is cross-origin isolated and the threaded build can run.
+// COOP/COEP so the page is cross-origin isolated and the threaded build can run. Browsers may
+// keep what it serves but must ask again each time (`no-cache`, answered 304 while the file's
+// ETag holds): a rebuilt file is fetched at once, and an unchanged wasm build keeps the code
+// V8 compiled for it on an earlier visit, which `no-store` would throw away.
 // Usage: node scripts/serve.mjs [--port 8080] [--no-isolation]
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
@@ -28,7 +31,7 @@ function locate(mounts, urlPath) {
 export function serve({ port = 8080, host = '127.0.0.1', isolate = true, mounts = {} } = {}) {
   const all = { '/': join(ROOT, 'www'), '/pkg/': join(ROOT, 'pkg'), ...mounts };
   const server = createServer(async (req, res) => {
-    const headers = { 'Cache-Control': 'no-store' };
+    const headers = { 'Cache-Control': 'no-cache' };
     if (isolate) {
       headers['Cross-Origin-Opener-Policy'] = 'same-origin';
       headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
@@ -38,8 +41,15 @@ export function serve({ port = 8080, host = '127.0.0.1', isolate = true, mounts 
       if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) throw new Error('not found');
       const s = await stat(file);
       const target = s.isDirectory() ? join(file, 'index.html') : file;
+      const t = s.isDirectory() ? await stat(target) : s;
+      const etag = `"${t.size.toString(36)}-${Math.round(t.mtimeMs * 1000).toString(36)}"`;
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { ...headers, ETag: etag });
+        res.end();
+        return;
+      }
       const body = await readFile(target);
-      res.writeHead(200, { ...headers, 'Content-Type': TYPES[extname(target)] || 'application/octet-stream' });
+      res.writeHead(200, { ...headers, ETag: etag, 'Content-Type': TYPES[extname(target)] || 'application/octet-stream' });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch {
       res.writeHead(404, headers);

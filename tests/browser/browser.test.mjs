@@ -3,7 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -313,5 +314,34 @@ describe('the page', () => {
     const paths = requests.filter((r) => !r.url.startsWith('blob:')).map((r) => new URL(r.url).pathname);
     for (const p of paths) assert.ok(p === '/' || /^\/(pkg\/)?[\w./-]+$/.test(p) && !p.startsWith('/corpus/'), `unexpected request ${p}`);
     await context.close();
+  });
+});
+
+describe('the page server', () => {
+  // Chromium keeps the code V8 compiled for a wasm build with the build's cached response:
+  // `no-store` threw it away, so every visit compiled the OCR build again.
+  test('browsers may keep what it serves but must ask each time: a file unchanged is answered 304, a rebuilt one in full', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsift-serve-'));
+    const server = await serve({ port: 0, mounts: { '/made/': dir } });
+    try {
+      writeFileSync(join(dir, 'build.wasm'), 'one');
+      const get = (etag) => fetch(server.url + 'made/build.wasm', { headers: etag ? { 'If-None-Match': etag } : {} });
+      const first = await get();
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get('cache-control'), 'no-cache');
+      const etag = first.headers.get('etag');
+      assert.ok(etag, 'an ETag to ask with');
+      const again = await get(etag);
+      assert.equal(again.status, 304);
+      assert.equal(await again.text(), '');
+      writeFileSync(join(dir, 'build.wasm'), 'two!');
+      const rebuilt = await get(etag);
+      assert.equal(rebuilt.status, 200);
+      assert.equal(await rebuilt.text(), 'two!');
+      assert.notEqual(rebuilt.headers.get('etag'), etag);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
