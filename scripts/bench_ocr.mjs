@@ -10,7 +10,7 @@
 //   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1] [--script all|latin]
 // (`--script latin`: docsift reads Latin script only, as tesseract.js's eng does.)
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -74,6 +74,7 @@ for (const [name, img, truth] of pages) {
   rows.push({ name, dsSecs, wasmSecs: w.secs, tSecs: t.secs, wasmFirst, tFirst, dsCer: cer(dsText, truth), tCer: cer(t.text, truth), dsF1: f1(dsText, truth), tF1: f1(t.text, truth) });
 }
 await worker.terminate();
+rmSync(tmp, { recursive: true, force: true });
 
 const fmt = (v, d = 3) => v.toFixed(d);
 console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); script ${script}; tesseract.js: one worker; best of ${repeat}`);

@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ const GPU_FILES = ['cls_4x3x48x192.onnx', 'rec_4x3x48x320.onnx'];
 const BOX_TOLERANCE = 2.0;
 
 let browser, server, plain;
+/** The models folders `before` made, removed `after`. */
+let madeFolders = [];
 
 /**
  * A models folder for createDocsift: the CPU files, and wonnx/ listing GPU_FILES and holding
@@ -60,10 +62,11 @@ before(async () => {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader', '--disable-quic', '--no-first-run'],
   });
+  madeFolders = [gpuModelsFolder(), gpuModelsFolder(['rec_4x3x48x320.onnx'])];
   const mounts = {
     '/models/': join(MODELS, 'wonnx'),
-    '/gpu-models/': gpuModelsFolder(),
-    '/broken-gpu-models/': gpuModelsFolder(['rec_4x3x48x320.onnx']),
+    '/gpu-models/': madeFolders[0],
+    '/broken-gpu-models/': madeFolders[1],
   };
   server = await serve({ port: 0, isolate: true, mounts });
   plain = await serve({ port: 0, isolate: false, mounts });
@@ -73,6 +76,7 @@ after(async () => {
   await browser?.close();
   await server?.close();
   await plain?.close();
+  for (const dir of madeFolders) rmSync(dir, { recursive: true, force: true });
 });
 
 /** tract's input and output for a model and shape (crates/ocr/examples/model_reference.rs). */
@@ -80,7 +84,9 @@ function reference(model, shape) {
   const out = mkdtempSync(join(tmpdir(), 'docsift-ref-'));
   execFileSync('cargo', ['run', '--release', '-q', '-p', 'docsift-ocr', '--example', 'model_reference', '--', MODELS, model, shape, PAGE_IMAGE, out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const floats = (f) => { const b = readFileSync(join(out, f)); return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4); };
-  return { input: floats('input.f32'), output: floats('output.f32') };
+  const ref = { input: floats('input.f32'), output: floats('output.f32') };
+  rmSync(out, { recursive: true, force: true });
+  return ref;
 }
 
 for (const [model, shape] of CASES) {
