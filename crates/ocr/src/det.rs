@@ -152,6 +152,57 @@ pub fn detection_area(content: Area, w: u32, h: u32, p: &DetParams) -> (Area, (u
     (area, ((x1 - x0) as u32, (y1 - y0) as u32))
 }
 
+/// A horizontal band of a tall page, read by detection as a page of its own. Bands overlap;
+/// of a band's regions it keeps those whose centre lies in rows `keep` (the bands' `keep`s
+/// tile the page).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Band {
+    pub top: u32,
+    pub height: u32,
+    pub keep: (f32, f32),
+}
+
+impl Band {
+    pub fn keeps(&self, y: f32) -> bool {
+        self.keep.0 <= y && y < self.keep.1
+    }
+}
+
+/// Overlap of neighbouring bands, as a share of the page's width. A text line lower than
+/// the overlap lies whole in the band that keeps it: an eighth of the width is six lines of
+/// body text or more (12 pt lines on letter paper measure a 51st of its width).
+const BAND_OVERLAP_OF_WIDTH: f32 = 0.125;
+
+/// The bands detection reads a w×h page in. Detection's input holds a page within
+/// `max_side`, so a page much taller than wide (a long screenshot, a receipt) was shrunk
+/// whole until its print was too small to find: a 1280×8000 screenshot of 16 px text lost
+/// every line. Such a page is read in bands, each as tall as a page whose width reaches
+/// `min_side` as its height reaches `max_side` (and never lower than `max_side`), spaced
+/// evenly so that they share one input shape. Pages up to that height, and wide ones (whose
+/// lines bands would cut), are one band.
+pub fn tall_page_bands(w: u32, h: u32, p: &DetParams) -> Vec<Band> {
+    let whole = || vec![Band { top: 0, height: h, keep: (f32::NEG_INFINITY, f32::INFINITY) }];
+    let band = (w as f32 * p.max_side as f32 / p.min_side.max(1) as f32).max(p.max_side as f32);
+    if h as f32 <= band {
+        return whole();
+    }
+    let band = band.round() as u32;
+    let overlap = ((w as f32 * BAND_OVERLAP_OF_WIDTH).ceil() as u32).min(band / 2);
+    // At least 2, as h > band; the even spacing keeps each overlap at least `overlap`.
+    let count = (h - overlap).div_ceil(band - overlap);
+    let tops: Vec<u32> =
+        (0..count).map(|i| (u64::from(h - band) * u64::from(i) / u64::from(count - 1)) as u32).collect();
+    // A cut between neighbours: the middle of their overlap.
+    let cut = |i: usize| (tops[i + 1] as f32 + (tops[i] + band) as f32) / 2.0;
+    (0..tops.len())
+        .map(|i| {
+            let above = if i == 0 { f32::NEG_INFINITY } else { cut(i - 1) };
+            let below = if i + 1 == tops.len() { f32::INFINITY } else { cut(i) };
+            Band { top: tops[i], height: band, keep: (above, below) }
+        })
+        .collect()
+}
+
 /// Text lines whose detected boxes are shorter than this (model pixels, median over the
 /// page) are small print that DB merges across tight rows (7pt table figures land at ~14).
 const SMALL_TEXT_HEIGHT: f32 = 18.0;
@@ -355,6 +406,42 @@ fn unclip(rect: &RotatedRect, ratio: f32) -> RotatedRect {
 mod tests {
     use super::*;
     use image::Rgb;
+
+    #[test]
+    fn tall_pages_are_read_in_bands_of_one_height_whose_kept_rows_tile_the_page() {
+        let p = DetParams::default();
+        // Letter, A4 and legal pages at 150 and 300 dpi, a landscape spread, a wide strip: one band.
+        for (w, h) in [(1275, 1650), (2550, 3300), (2480, 3508), (2550, 4200), (3300, 2550), (20000, 40), (640, 1600)] {
+            assert_eq!(
+                tall_page_bands(w, h, &p),
+                [Band { top: 0, height: h, keep: (f32::NEG_INFINITY, f32::INFINITY) }]
+            );
+        }
+        for (w, h) in [(1280, 8000), (1280, 3000), (640, 5760), (3, 3000), (1, 100_000)] {
+            let bands = tall_page_bands(w, h, &p);
+            assert!(bands.len() >= 2, "{w}×{h}");
+            let height = bands[0].height;
+            assert!(height as f32 >= p.max_side as f32 && height < h, "{w}×{h}: bands {height} high");
+            assert_eq!((bands[0].top, bands[0].keep.0), (0, f32::NEG_INFINITY));
+            let last = bands[bands.len() - 1];
+            assert_eq!((last.top + last.height, last.keep.1), (h, f32::INFINITY));
+            for pair in bands.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert_eq!(b.height, height, "{w}×{h}: one input shape");
+                assert_eq!(a.keep.1, b.keep.0, "{w}×{h}: kept rows meet");
+                // A line lower than the overlap, centred at the cut, lies whole in both bands.
+                let overlap = (a.top + a.height - b.top) as f32;
+                assert!(overlap >= (w as f32 * BAND_OVERLAP_OF_WIDTH).ceil().min(height as f32 / 2.0), "{w}×{h}");
+                assert!(
+                    a.keep.1 - overlap / 2.0 >= b.top as f32 && a.keep.1 + overlap / 2.0 <= (a.top + a.height) as f32
+                );
+            }
+        }
+        // The screenshot that lost every line: bands that shrink its width to `min_side`.
+        let bands = tall_page_bands(1280, 8000, &p);
+        assert_eq!((bands.len(), bands[0].height), (3, 2783));
+        assert!(bands[1].keeps(bands[1].keep.0) && !bands[0].keeps(bands[1].keep.0));
+    }
 
     #[test]
     fn small_print_is_detected_again_finer_but_never_above_the_image_size() {

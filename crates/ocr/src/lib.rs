@@ -219,8 +219,26 @@ impl Engine {
 
     /// Text regions as quads in reading order of their text (vertical crops turned), found
     /// around the page's content (a blank page has none). A page of small print is detected
-    /// again at a finer scale (see `det::finer_for_small_text`).
+    /// again at a finer scale (see `det::finer_for_small_text`); a page much taller than wide,
+    /// band by band (see `det::tall_page_bands`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
+        let (w, h) = img.dimensions();
+        let bands = det::tall_page_bands(w, h, &self.det);
+        if bands.len() == 1 {
+            return self.detect_page(img).await;
+        }
+        let mut quads = Vec::new();
+        for band in bands {
+            let part = image::imageops::crop_imm(img, 0, band.top, w, band.height).to_image();
+            let shift = band.top as f32;
+            let found = self.detect_page(&part).await?.into_iter().map(|q| q.map(|[x, y]| [x, y + shift]));
+            quads.extend(found.filter(|q| band.keeps(q.centre()[1])));
+        }
+        Ok(quads)
+    }
+
+    /// `detect` on a page read whole.
+    async fn detect_page(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let Some(content) = det::content_bounds(img) else { return Ok(Vec::new()) };
         let first = self.detection_input(img, content, &self.det);
         let quads = self.detect_in(img, &first, &self.det).await?;
