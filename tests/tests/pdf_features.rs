@@ -511,3 +511,20 @@ fn a_page_whose_type3_glyph_draws_itself_is_not_rendered_for_ocr() {
         ]
     );
 }
+
+/// hayro cannot be stopped, and a malformed JBIG2 symbol dictionary kept it decoding for
+/// minutes: a page's render is given up after its time. Here a page of 40,000 squares at
+/// 300 dpi, given a millisecond, is given up with a reason; given `MAX_RENDER_TIME`, it renders.
+#[test]
+fn a_render_past_its_time_is_given_up_with_a_reason_and_the_caller_goes_on() {
+    let squares: String =
+        (0..40_000).map(|i| format!("{} {} 2 2 re f\n", 36 + (i % 200) * 3, 36 + (i / 200) * 3)).collect();
+    let mut b = Builder::new();
+    b.page(Dictionary::new(), &squares, Dictionary::new());
+    let renderer = docsift_ocr::PdfRenderer::open(&b.finish(), "").expect("opens");
+    let given_up = renderer.render_within(0, 300.0, std::time::Duration::from_millis(1));
+    let message = given_up.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("the page took more than 0.001 s to render"), "{message}");
+    let rendered = renderer.render(0, 300.0).expect("renders in time");
+    assert_eq!(rendered.image.width(), 2550);
+}

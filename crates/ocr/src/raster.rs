@@ -2,6 +2,7 @@
 //! (a pure-Rust renderer that decodes DCT, Flate, CCITT, JBIG2 and JPX images).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use hayro::hayro_interpret::InterpreterSettings;
 use hayro::hayro_syntax::Pdf;
@@ -170,34 +171,87 @@ pub struct RenderedPage {
 /// Pixels are capped at this many per side: a poster-sized page is not rendered at full dpi.
 const MAX_RENDER_SIDE: f32 = 8192.0;
 
+/// Rendering a page is given up after this long (natively; in the browser the docsift
+/// worker ends the OCR worker instead). hayro cannot be stopped, and some malformed pictures
+/// make it loop: a JBIG2 symbol dictionary of empty height classes kept hayro-jbig2 0.4
+/// decoding for 345 s (a mutated corpus scan), while the corpus's scans render in under 2 s.
+pub const MAX_RENDER_TIME: Duration = Duration::from_secs(30);
+
+/// The stack of the thread a page renders on: the main thread's, as deeply nested content
+/// rendered on the calling thread before.
+#[cfg(not(target_arch = "wasm32"))]
+const RENDER_STACK_BYTES: usize = 8 << 20;
+
 /// An open PDF for rendering pages one at a time.
 pub struct PdfRenderer {
-    pdf: Pdf,
+    pdf: Arc<Pdf>,
 }
 
 impl PdfRenderer {
     pub fn open(bytes: &[u8], password: &str) -> Result<PdfRenderer, OcrError> {
         let pdf = guarded("PDF render", || Pdf::new_with_password(Arc::new(bytes.to_vec()), password))?
             .map_err(|e| OcrError::Image(format!("PDF render: {e:?}")))?;
-        Ok(PdfRenderer { pdf })
+        Ok(PdfRenderer { pdf: Arc::new(pdf) })
     }
 
-    /// Renders page `index` (0-based) at `dpi`, rotation applied, on white.
+    /// Renders page `index` (0-based) at `dpi`, rotation applied, on white; natively it is
+    /// given up after `MAX_RENDER_TIME`.
     pub fn render(&self, index: usize, dpi: f32) -> Result<RenderedPage, OcrError> {
-        let pages = self.pdf.pages();
-        let page = pages.get(index).ok_or_else(|| OcrError::Image(format!("PDF render: no page {}", index + 1)))?;
-        let (w, h) = page.render_dimensions();
-        let scale = (dpi / 72.0).min(MAX_RENDER_SIDE / w.max(h).max(1.0));
-        let settings = PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE };
-        let cache = RenderCache::new();
-        let pixmap = guarded("PDF render", || {
-            hayro::render(page, &cache, &InterpreterSettings::default(), &RenderSettings::default(), &settings)
-        })?;
-        let (pw, ph) = (pixmap.width() as u32, pixmap.height() as u32);
-        let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
-        let image = RgbImage::from_raw(pw, ph, rgb).ok_or_else(|| OcrError::Image("PDF render: bad pixmap".into()))?;
-        Ok(RenderedPage { image, scale })
+        self.render_within(index, dpi, MAX_RENDER_TIME)
     }
+
+    /// `render`, given up after `limit`.
+    pub fn render_within(&self, index: usize, dpi: f32, limit: Duration) -> Result<RenderedPage, OcrError> {
+        let pdf = Arc::clone(&self.pdf);
+        within(limit, move || render_page(&pdf, index, dpi))
+    }
+}
+
+/// `render` on a thread of its own, waited for `limit` at most. A render given up is left
+/// to end (or loop) on its own, holding only its page and the document: Rust cannot stop a
+/// thread, and an answer late beats none.
+#[cfg(not(target_arch = "wasm32"))]
+fn within(
+    limit: Duration,
+    render: impl FnOnce() -> Result<RenderedPage, OcrError> + Send + 'static,
+) -> Result<RenderedPage, OcrError> {
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    let (done, answer) = channel();
+    std::thread::Builder::new()
+        .name("docsift-render".into())
+        .stack_size(RENDER_STACK_BYTES)
+        .spawn(move || done.send(render()))
+        .map_err(|e| OcrError::Image(format!("PDF render: no thread to render on: {e}")))?;
+    match answer.recv_timeout(limit) {
+        Ok(rendered) => rendered,
+        Err(RecvTimeoutError::Timeout) => {
+            Err(OcrError::Image(format!("PDF render: the page took more than {} s to render", limit.as_secs_f32())))
+        }
+        Err(RecvTimeoutError::Disconnected) => Err(OcrError::Image("PDF render failed on this page".into())),
+    }
+}
+
+/// The browser builds render on the calling thread: the worker's watchdog ends a render that
+/// takes too long (pkg/worker.js).
+#[cfg(target_arch = "wasm32")]
+fn within(_: Duration, render: impl FnOnce() -> Result<RenderedPage, OcrError>) -> Result<RenderedPage, OcrError> {
+    render()
+}
+
+fn render_page(pdf: &Pdf, index: usize, dpi: f32) -> Result<RenderedPage, OcrError> {
+    let pages = pdf.pages();
+    let page = pages.get(index).ok_or_else(|| OcrError::Image(format!("PDF render: no page {}", index + 1)))?;
+    let (w, h) = page.render_dimensions();
+    let scale = (dpi / 72.0).min(MAX_RENDER_SIDE / w.max(h).max(1.0));
+    let settings = PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE };
+    let cache = RenderCache::new();
+    let pixmap = guarded("PDF render", || {
+        hayro::render(page, &cache, &InterpreterSettings::default(), &RenderSettings::default(), &settings)
+    })?;
+    let (pw, ph) = (pixmap.width() as u32, pixmap.height() as u32);
+    let rgb: Vec<u8> = pixmap.data_as_u8_slice().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let image = RgbImage::from_raw(pw, ph, rgb).ok_or_else(|| OcrError::Image("PDF render: bad pixmap".into()))?;
+    Ok(RenderedPage { image, scale })
 }
 
 #[cfg(test)]
