@@ -8,7 +8,7 @@ export { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededEr
 
 /** How often progress inside a page being OCR'd is read (its stages take 0.1–3 s). */
 const STEP_POLL_MS = 100;
-const STEP_NAMES = [null, 'detection', 'orientation', 'recognition', 'layout'];
+const STEP_NAMES = [null, 'detection', 'orientation', 'recognition', 'layout', 'rendering'];
 
 async function toArrayBuffer(input) {
   if (input instanceof ArrayBuffer) return input.slice(0);

@@ -65,16 +65,56 @@ async function init(threads, models, modelBackend = 'auto', modelScript = 'all',
 
 const abortError = () => ({ name: 'AbortError', code: 'cancelled', message: 'extraction aborted' });
 
+/**
+ * Seconds a PDF page may take to render for OCR before its OCR worker is ended, as natively
+ * (MAX_RENDER_TIME in crates/ocr/src/raster.rs): the renderer cannot be stopped, and some
+ * malformed pictures make it loop.
+ */
+const RENDER_TIMEOUT_S = 30;
+/** How often the render watch looks at the OCR worker's stage. */
+const RENDER_WATCH_MS = 1000;
+/** The OCR stage code of a page being rendered (STEP in crates/wasm/src/ocr.rs). */
+const RENDERING = 5;
+
 /** The OCR worker, started on first need; it serves one request at a time, in order. */
 let ocrWorker = null;
 /** Where its build's pool threads tell a panic (see setPanicChannel in crates/wasm). */
 let ocrPanics = null;
+/** Its render watch (renderWatch). */
+let ocrWatch = null;
 let ocrQueue = Promise.resolve();
 /** The request the OCR worker is serving: { id, op, pages, resolve, reject }; pages: those posted so far. */
 let ocrServing = null;
 
+/**
+ * Ends worker `w` when a page it renders takes longer than RENDER_TIMEOUT_S: its stage comes
+ * in `step` messages, or in shared words (threaded builds) read here. `heard(code)` notes a
+ * stage or (code 0) a page's end; `stop()` ends the watch.
+ */
+function renderWatch(w) {
+  let stage = { key: '', code: 0, since: 0 };
+  let words = null;
+  const heard = (code, key = `${code}`) => {
+    if (key !== stage.key) stage = { key, code, since: performance.now() };
+  };
+  const timer = setInterval(() => {
+    if (ocrWorker !== w || !ocrServing) return;
+    if (words) {
+      const [code, done, total] = new Int32Array(words.memory.buffer, words.address, 3);
+      heard(code, `${code} ${done} ${total}`);
+    }
+    if (stage.code === RENDERING && performance.now() - stage.since > RENDER_TIMEOUT_S * 1000) {
+      const message = `the page took more than ${RENDER_TIMEOUT_S} s to render`;
+      stopOcrWorker({ name: 'DocsiftError', code: 'internal', message, trapped: { done: ocrServing.pages } });
+    }
+  }, RENDER_WATCH_MS);
+  return { heard, watchWords: (shared) => { words = shared; }, stop: () => clearInterval(timer) };
+}
+
 function startOcrWorker() {
   const w = new Worker(new URL('./ocr-worker.js', import.meta.url), { type: 'module' });
+  const watch = renderWatch(w);
+  ocrWatch = watch;
   const panicChannel = `docsift-ocr-panic-${Date.now()}-${Math.random()}`;
   ocrPanics = new BroadcastChannel(panicChannel);
   // The OCR worker waits for ever on a pool job that trapped: it is ended here instead.
@@ -83,6 +123,9 @@ function startOcrWorker() {
   };
   w.postMessage({ op: 'init', threads: poolSize, models: modelsUrl, backend, script, panicChannel });
   w.onmessage = ({ data }) => {
+    if (data.type === 'step') watch.heard(data.code);
+    else if (data.type === 'step-words') watch.watchWords(data.words);
+    else watch.heard(0);
     if (data.type === 'page') {
       ocrServing?.pages.push(data.page);
       return;
@@ -112,6 +155,8 @@ function startOcrWorker() {
 function stopOcrWorker(error) {
   ocrWorker?.terminate();
   ocrWorker = null;
+  ocrWatch?.stop();
+  ocrWatch = null;
   ocrPanics?.close();
   ocrPanics = null;
   const served = ocrServing;

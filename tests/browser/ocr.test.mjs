@@ -370,6 +370,50 @@ for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain,
   });
 }
 
+// A page that takes seconds to render: 3,000 translucent fills of the whole page (1.2 s
+// natively at the 200 dpi of a page without images). The renderer cannot be stopped, so the
+// docsift worker ends the OCR worker of a page that renders longer than RENDER_TIMEOUT_S
+// (30 s; 2 s in the patched package), as a looping malformed JBIG2 picture would.
+const SLOW_PDF = 'made/slow-render.pdf';
+writeFileSync(join(MADE, 'slow-render.pdf'), pdfOf([
+  '<< /Type /Catalog /Pages 2 0 R >>',
+  '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 7 0 R >> /ExtGState << /G 8 0 R >> >> >>',
+  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 7 0 R >> >> >>',
+  streamOf('/Filter /FlateDecode', deflateSync(Buffer.from(`/G gs\n${Array.from({ length: 3000 }, (_, i) => `0.${i % 9 + 1} g 0 0 612 792 re f\n`).join('')}1 g BT /F1 36 Tf 72 700 Td (Kept natively) Tj ET`))),
+  streamOf('', Buffer.from('BT /F1 36 Tf 72 600 Td (Read after a slow page) Tj ET')),
+  '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  '<< /Type /ExtGState /ca 0.5 >>',
+]));
+
+for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain, 'ocr-relaxed']]) {
+  test(`a page whose rendering outlasts its time keeps its native text with the reason, and the pages after it are read by OCR (${build} build)`, { timeout: 600_000 }, async () => {
+    const pkg = patchedPkg(`render-watch-${build}`, {
+      'worker.js': [['const RENDER_TIMEOUT_S = 30;', 'const RENDER_TIMEOUT_S = 2;'], ['const RENDER_WATCH_MS = 1000;', 'const RENDER_WATCH_MS = 100;']],
+    });
+    const page = await browser.newPage();
+    await page.goto(on().url + 'pkg/package.json');
+    const got = await page.evaluate(async ({ path, pkg }) => {
+      const { createDocsift } = await import(pkg + 'index.js');
+      const ds = await createDocsift({ threads: 2, models: '/models/' });
+      const steps = new Set();
+      const doc = await ds.extract(await (await fetch('/corpus/' + path)).arrayBuffer(), { ocr: 'force', onProgress: (p) => p.step && steps.add(p.step.name) });
+      const next = await ds.extract(await (await fetch('/corpus/ocr/tesseract-test/testing/phototest.tif')).arrayBuffer());
+      return { pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, warnings: p.warnings })), steps: [...steps], next: next.pages[0].text, threaded: ds.info.threaded };
+    }, { path: SLOW_PDF, pkg });
+    await page.close();
+    assert.equal(got.threaded, build.startsWith('ocr-threaded'));
+    assert.equal(got.pages.length, 2);
+    assert.equal(got.pages[0].ocr, undefined, 'page 1 not read by OCR');
+    assert.match(got.pages[0].text, /Kept natively/);
+    assert.match(got.pages[0].warnings?.[0]?.message ?? '', /^not read by OCR: the page took more than 2 s to render$/, JSON.stringify(got.pages[0].warnings));
+    assert.ok(got.pages[1].ocr, 'page 2 read by OCR in a fresh worker');
+    assert.match(got.pages[1].text, /Read after a slow page/);
+    assert.ok(got.steps.includes('rendering'), `steps heard: ${got.steps}`);
+    assert.match(got.next, /quick brown dog/, 'the next document is read');
+  });
+}
+
 /**
  * pkg/ served again under /corpus/made/NAME/ with its scripts changed by `patches`
  * ({ file: [[from, to]] }, each `from` found once in the shipped file), the wasm builds as

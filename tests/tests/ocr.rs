@@ -396,9 +396,9 @@ fn a_page_reports_its_ocr_stages_in_order() {
     let record = seen.clone();
     let models = docsift::OcrModels::from_dir(dir, docsift::OcrScript::All)
         .with_steps(move |s| record.lock().unwrap_or_else(|p| p.into_inner()).push(s));
-    let doc =
-        extract_with(&corpus.join("ocr/tesseract-test/testing/phototest.tif"), &opts(&Arc::new(models), OcrMode::Auto))
-            .expect("phototest");
+    let models = Arc::new(models);
+    let doc = extract_with(&corpus.join("ocr/tesseract-test/testing/phototest.tif"), &opts(&models, OcrMode::Auto))
+        .expect("phototest");
     let steps = seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
     use docsift::OcrStep::*;
     assert_eq!(steps.first(), Some(&Detection));
@@ -412,6 +412,11 @@ fn a_page_reports_its_ocr_stages_in_order() {
     let mut done: Vec<usize> = recognised.iter().map(|r| r.0).collect();
     done.sort_unstable();
     assert_eq!(done, (1..=total).collect::<Vec<_>>(), "each call counted once, up to the total");
+    // A PDF page is rendered first.
+    seen.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    extract_with(&corpus.join("ocr/ocrmypdf/tests/resources/linn.pdf"), &opts(&models, OcrMode::Force)).expect("linn");
+    let steps = seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    assert_eq!(steps[..2], [Rendering, Detection], "{steps:?}");
 }
 
 /// Reading Latin script, an engine whose recognition model has its output cut to the

@@ -249,6 +249,7 @@ fn ocr_models(args: ModelArgs) -> docsift::OcrModels {
 /// Where the page being read by OCR is, for the progress bar.
 fn ocr_step(step: docsift::OcrStep) -> String {
     match step {
+        docsift::OcrStep::Rendering => "OCR: rendering".into(),
         docsift::OcrStep::Detection => "OCR: detection".into(),
         docsift::OcrStep::Orientation { done, total } => format!("OCR: orientation {done}/{total}"),
         docsift::OcrStep::Recognition { done, total } => format!("OCR: recognition {done}/{total}"),

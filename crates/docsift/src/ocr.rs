@@ -316,6 +316,7 @@ impl PdfOcr {
             return Ok(());
         }
         let engine = models.engine()?;
+        models.step(Step::Rendering);
         let renderer = self.renderer.get_or_init(|| {
             PdfRenderer::open(self.bytes.as_deref().unwrap_or_default(), &self.password).map_err(|e| e.to_string())
         });

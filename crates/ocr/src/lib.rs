@@ -59,9 +59,11 @@ pub enum OcrError {
     NotReady,
 }
 
-/// Where the pipeline is, reported between model calls; the callback returns false to cancel.
+/// Where the pipeline is, reported between model calls (`Rendering`: a PDF page being
+/// rendered for the models); the callback returns false to cancel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
+    Rendering,
     Detection,
     Orientation { done: usize, total: usize },
     Recognition { done: usize, total: usize },

@@ -65,9 +65,10 @@ fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String], _: Script) -> Result<OcrEngine
     Err(OcrError::Model { model: ModelKind::Detection, message: "WebGPU needs the browser".into() })
 }
 
-/// The page's OCR stage: [1 detection | 2 orientation | 3 recognition | 4 layout, calls
-/// done, calls in all]. The main thread of an isolated page reads it while a page is being
-/// read (`stepWords`), for progress inside the page.
+/// The page's OCR stage: [1 detection | 2 orientation | 3 recognition | 4 layout |
+/// 5 rendering, calls done, calls in all]. The main thread of an isolated page reads it while
+/// a page is being read (`stepWords`), for progress inside the page, and the docsift worker to
+/// end a render that takes too long.
 static STEP: [AtomicI32; 3] = [const { AtomicI32::new(0) }; 3];
 
 #[cfg(not(feature = "threads"))]
@@ -83,6 +84,7 @@ fn record_step(step: OcrStep) {
         OcrStep::Orientation { done, total } => (2, done, total),
         OcrStep::Recognition { done, total } => (3, done, total),
         OcrStep::Layout => (4, 0, 1),
+        OcrStep::Rendering => (5, 0, 1),
     };
     STEP[1].store(done as i32, Ordering::Relaxed);
     STEP[2].store(total as i32, Ordering::Relaxed);
