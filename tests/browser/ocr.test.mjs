@@ -111,6 +111,23 @@ function streamOf(dict, data) {
 }
 
 /**
+ * A two-page PDF: page 1 draws `content` (deflated) with the font /F1 and `resources`, page 2
+ * shows `text`; `extra` are objects 8 on.
+ */
+function twoPagePdf(resources, content, text, extra) {
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 7 0 R >> ${resources} >> >>`,
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 7 0 R >> >> >>',
+    streamOf('/Filter /FlateDecode', deflateSync(Buffer.from(content))),
+    streamOf('', Buffer.from(`BT /F1 36 Tf 72 600 Td (${text}) Tj ET`)),
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ...extra,
+  ]);
+}
+
+/**
  * Extraction in a page of `on` (isolated: the threaded builds run on a pool of 2); with
  * `plainSimd`, the relaxed SIMD builds fail to load, as where they are not served.
  * `create`: more options of createDocsift.
@@ -335,15 +352,8 @@ for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain,
 // apply_predictor): natively the panic becomes a page warning; the wasm builds cannot unwind
 // and trap. Page 1 draws such an image, page 2 has text; both are read by OCR (ocr: "force").
 const TRAP_PDF = 'made/renderer-panic.pdf';
-writeFileSync(join(MADE, 'renderer-panic.pdf'), pdfOf([
-  '<< /Type /Catalog /Pages 2 0 R >>',
-  '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
-  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /XObject << /Im1 7 0 R >> >> >>',
-  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 8 0 R >> >> >>',
-  streamOf('', Buffer.from('q 400 0 0 400 100 200 cm /Im1 Do Q')),
-  streamOf('', Buffer.from('BT /F1 36 Tf 72 600 Td (Read after a trap) Tj ET')),
+writeFileSync(join(MADE, 'renderer-panic.pdf'), twoPagePdf('/XObject << /Im1 8 0 R >>', 'q 400 0 0 400 100 200 cm /Im1 Do Q', 'Read after a trap', [
   streamOf('/Type /XObject /Subtype /Image /Width 8 /Height 8 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /DecodeParms << /Predictor 2 /Columns 0 >>', deflateSync(Buffer.alloc(64, 128))),
-  '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
 ]));
 
 for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain, 'ocr-relaxed']]) {
@@ -375,16 +385,9 @@ for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain,
 // docsift worker ends the OCR worker of a page that renders longer than RENDER_TIMEOUT_S
 // (30 s; 2 s in the patched package), as a looping malformed JBIG2 picture would.
 const SLOW_PDF = 'made/slow-render.pdf';
-writeFileSync(join(MADE, 'slow-render.pdf'), pdfOf([
-  '<< /Type /Catalog /Pages 2 0 R >>',
-  '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
-  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 7 0 R >> /ExtGState << /G 8 0 R >> >> >>',
-  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 7 0 R >> >> >>',
-  streamOf('/Filter /FlateDecode', deflateSync(Buffer.from(`/G gs\n${Array.from({ length: 3000 }, (_, i) => `0.${i % 9 + 1} g 0 0 612 792 re f\n`).join('')}1 g BT /F1 36 Tf 72 700 Td (Kept natively) Tj ET`))),
-  streamOf('', Buffer.from('BT /F1 36 Tf 72 600 Td (Read after a slow page) Tj ET')),
-  '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  '<< /Type /ExtGState /ca 0.5 >>',
-]));
+const fills = Array.from({ length: 3000 }, (_, i) => `0.${i % 9 + 1} g 0 0 612 792 re f\n`).join('');
+writeFileSync(join(MADE, 'slow-render.pdf'), twoPagePdf('/ExtGState << /G 8 0 R >>', `/G gs\n${fills}1 g BT /F1 36 Tf 72 700 Td (Kept natively) Tj ET`,
+  'Read after a slow page', ['<< /Type /ExtGState /ca 0.5 >>']));
 
 for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain, 'ocr-relaxed']]) {
   test(`a page whose rendering outlasts its time keeps its native text with the reason, and the pages after it are read by OCR (${build} build)`, { timeout: 600_000 }, async () => {
