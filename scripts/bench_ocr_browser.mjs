@@ -27,6 +27,8 @@ const script = process.argv.includes('--script') ? process.argv[process.argv.ind
 const plainSimd = process.argv.includes('--plain-simd');
 const require = createRequire(join(ROOT, 'package.json'));
 const dir = (pkg) => dirname(require.resolve(`${pkg}/package.json`));
+/** tesseract.js's worker, core and eng data, as the server mounts them below. */
+const TESS_OPTIONS = { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false };
 
 const pages = [
   ['phototest.tif', 'ocr/tesseract-test/testing/phototest.tif', 'ocr/tesseract-test/testing/phototest.gold.txt'],
@@ -52,7 +54,7 @@ context.on('response', (r) => r.ok() && builds.add(r.url().match(/\/wasm\/(ocr[\
 if (plainSimd) await context.route(/\/wasm\/ocr[\w-]*-relaxed\//, (route) => route.abort());
 const page = await context.newPage();
 await page.goto(server.url + 'pkg/package.json');
-const { out: results, first } = await page.evaluate(async ({ pages, repeat, threads, script }) => {
+const { out: results, first } = await page.evaluate(async ({ pages, repeat, threads, script, tessOptions }) => {
   const { createDocsift } = await import('/pkg/index.js');
   const { default: Tesseract } = await import('/tess/tesseract.esm.min.js');
   const timed = async (f) => {
@@ -62,7 +64,7 @@ const { out: results, first } = await page.evaluate(async ({ pages, repeat, thre
   };
   const [ds, dsStart] = await timed(() => createDocsift({ threads, models: '/models/', script }));
   const [tess, tStart] = await timed(() =>
-    Tesseract.createWorker('eng', 1, { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false }));
+    Tesseract.createWorker('eng', 1, tessOptions));
   let first;
   const best = async (f) => {
     let secs = Infinity, text = '';
@@ -89,13 +91,13 @@ const { out: results, first } = await page.evaluate(async ({ pages, repeat, thre
   }
   await tess.terminate();
   return { out, first };
-}, { pages: pages.map(([n, p]) => [n, p]), repeat, threads, script });
+}, { pages: pages.map(([n, p]) => [n, p]), repeat, threads, script, tessOptions: TESS_OPTIONS });
 await page.close();
 
 // The return visit: each engine from its creation to the first page's text, one after the other.
 const revisit = await context.newPage();
 await revisit.goto(server.url + 'pkg/package.json');
-const returned = await revisit.evaluate(async ({ path, threads, script }) => {
+const returned = await revisit.evaluate(async ({ path, threads, script, tessOptions }) => {
   const { createDocsift } = await import('/pkg/index.js');
   const { default: Tesseract } = await import('/tess/tesseract.esm.min.js');
   const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
@@ -105,12 +107,12 @@ const returned = await revisit.evaluate(async ({ path, threads, script }) => {
   const d = (performance.now() - t) / 1000;
   ds.terminate();
   t = performance.now();
-  const tess = await Tesseract.createWorker('eng', 1, { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false });
+  const tess = await Tesseract.createWorker('eng', 1, tessOptions);
   await tess.recognize(new Blob([bytes]));
   const tSecs = (performance.now() - t) / 1000;
   await tess.terminate();
   return { d, t: tSecs };
-}, { path: pages[0][1], threads, script });
+}, { path: pages[0][1], threads, script, tessOptions: TESS_OPTIONS });
 await context.close();
 rmSync(profile, { recursive: true, force: true });
 await server.close();
