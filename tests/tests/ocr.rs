@@ -253,13 +253,29 @@ fn every_page_of_a_multi_page_tiff_is_read_as_its_own_file_is() {
     assert!(past.is_err_and(|e| e.kind == docsift::ErrorKind::Unsupported), "page 3 of 2");
 }
 
+/// phototest.tif read by OCR.
+fn phototest_read(corpus: &Path, models: &Arc<docsift::OcrModels>) -> Document {
+    extract_with(&corpus.join("ocr/tesseract-test/testing/phototest.tif"), &opts(models, OcrMode::Auto))
+        .expect("phototest")
+}
+
+/// A picture a test made, read by OCR as a TIFF file, its boxes checked.
+fn read_made_image(img: &docsift_ocr::RgbImage, models: &Arc<docsift::OcrModels>, id: &str) -> Document {
+    use tiff::encoder::{TiffEncoder, colortype::RGB8};
+    let mut tiff = std::io::Cursor::new(Vec::new());
+    let mut encoder = TiffEncoder::new(&mut tiff).expect("encoder");
+    encoder.write_image::<RGB8>(img.width(), img.height(), img.as_raw()).expect("pixels");
+    let doc = docsift::extract_until(&tiff.into_inner(), &opts(models, OcrMode::Auto), &|_| {}, &|| true).expect(id);
+    assert_ocr_boxes(&doc, id);
+    doc
+}
+
 /// A page much taller than wide, as a long screenshot or a receipt is: tesseract's phototest
 /// stacked twenty times (640×9600). Shrunk whole into detection's input, its print was too
 /// small to find and the page read as blank; read in bands (`det::tall_page_bands`), every
 /// copy reads as phototest does.
 #[test]
 fn a_page_much_taller_than_wide_is_read_in_bands_as_its_parts_read_alone() {
-    use tiff::encoder::{TiffEncoder, colortype::RGB8};
     const COPIES: u32 = 20;
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
@@ -268,20 +284,50 @@ fn a_page_much_taller_than_wide_is_read_in_bands_as_its_parts_read_alone() {
     for i in 0..COPIES {
         image::imageops::replace(&mut tall, &page, 0, i64::from(i * page.height()));
     }
-    let mut tiff = std::io::Cursor::new(Vec::new());
-    let mut encoder = TiffEncoder::new(&mut tiff).expect("encoder");
-    encoder.write_image::<RGB8>(tall.width(), tall.height(), tall.as_raw()).expect("pixels");
-    let doc =
-        docsift::extract_until(&tiff.into_inner(), &opts(&models, OcrMode::Auto), &|_| {}, &|| true).expect("extracts");
-    assert_ocr_boxes(&doc, "tall page");
-    let alone = extract_with(&corpus.join("ocr/tesseract-test/testing/phototest.tif"), &opts(&models, OcrMode::Auto))
-        .expect("phototest");
+    let doc = read_made_image(&tall, &models, "tall page");
+    let alone = phototest_read(&corpus, &models);
     let once = alone.pages[0].text.as_str();
     let got = doc.pages[0].text.as_str();
     let e = cer(got, &vec![once; COPIES as usize].join("\n"));
     eprintln!("phototest ×{COPIES}, one tall page: CER {e:.4} against phototest read alone");
     assert!(e <= 0.01, "{got}");
     assert_eq!(got.matches("quick brown dog").count(), COPIES as usize * once.matches("quick brown dog").count());
+}
+
+/// Lines longer than recognition's widest input (3,200 columns at its height of 48, about
+/// 100 characters), as a wide screenshot's or a landscape table's rows are: phototest's text
+/// ten times side by side, a word space apart, so that its full lines run on across the
+/// copies (5,900 px, about 11,000 columns at the model's height). Squeezed into the input,
+/// such lines lost letters (word F1 0.88); read in pieces cut at word gaps
+/// (`rec::line_pieces`), they read as their parts do alone.
+#[test]
+fn lines_longer_than_the_widest_input_are_read_in_pieces_as_their_parts_read_alone() {
+    const COPIES: u32 = 10;
+    const GAP: u32 = 12;
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let page = phototest(&corpus);
+    let alone = phototest_read(&corpus, &models);
+    let lines = &alone.pages[0].lines;
+    let x0 = lines.iter().map(|l| l.bbox.x0).fold(f32::INFINITY, f32::min) as u32;
+    let x1 = lines.iter().map(|l| l.bbox.x1).fold(0.0, f32::max).ceil() as u32;
+    let text = image::imageops::crop_imm(&page, x0, 0, x1.min(page.width()) - x0, page.height()).to_image();
+    let mut wide =
+        docsift_ocr::RgbImage::from_pixel(COPIES * (text.width() + GAP) + GAP, page.height(), image::Rgb([255; 3]));
+    for i in 0..COPIES {
+        image::imageops::replace(&mut wide, &text, i64::from(GAP + i * (text.width() + GAP)), 0);
+    }
+    let doc = read_made_image(&wide, &models, "wide page");
+    let got = &doc.pages[0];
+    let longest = got.lines.iter().map(|l| l.bbox.width()).fold(0.0, f32::max);
+    let f1 = token_f1(&got.text, &vec![alone.pages[0].text.as_str(); COPIES as usize].join(" "));
+    eprintln!(
+        "phototest ×{COPIES} side by side ({}×{}): longest line {longest:.0} px, word F1 {f1:.4}",
+        wide.width(),
+        wide.height()
+    );
+    assert!(longest > 3000.0, "no line ran on across the copies");
+    assert!(f1 >= 0.99, "{}", got.text);
 }
 
 /// The map of Finland on ICDAR-2013's eu-012.pdf is a JPEG 2000 picture: a JP2 file (JPX
@@ -397,8 +443,7 @@ fn a_page_reports_its_ocr_stages_in_order() {
     let models = docsift::OcrModels::from_dir(dir, docsift::OcrScript::All)
         .with_steps(move |s| record.lock().unwrap_or_else(|p| p.into_inner()).push(s));
     let models = Arc::new(models);
-    let doc = extract_with(&corpus.join("ocr/tesseract-test/testing/phototest.tif"), &opts(&models, OcrMode::Auto))
-        .expect("phototest");
+    let doc = phototest_read(&corpus, &models);
     let steps = seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
     use docsift::OcrStep::*;
     assert_eq!(steps.first(), Some(&Detection));

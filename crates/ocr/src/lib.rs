@@ -378,38 +378,33 @@ impl Engine {
     }
 
     async fn recognize_quads(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
-        let quads = &batch.quads;
-        if quads.is_empty() {
-            return Ok(Vec::new());
-        }
         let (h, w) = (rec::LINE_HEIGHT, batch.width);
-        // Lines wider than the batch's input (the widest prepared shape) are squeezed into it.
-        let widths: Vec<usize> = quads.iter().map(|q| rec::scaled_width(q).min(w)).collect();
-        let mut input = Tensor::zeros(vec![batch.slots, 3, h, w]);
-        for (slot, q) in quads.iter().enumerate() {
-            let mut crop = rec::crop_quad(img, q, widths[slot], h);
-            rec::erase_neighbour_ink(&mut crop);
-            det::write_bgr(&mut input.data[slot * 3 * h * w..(slot + 1) * 3 * h * w], &crop, w, h);
-        }
-        let out = self.backend.call(ModelKind::Recognition, &input).await?;
-        let probs = out
-            .first()
-            .ok_or_else(|| OcrError::Model { model: ModelKind::Recognition, message: "no output".into() })?;
-        let &[n, steps, classes] = probs.shape.as_slice() else {
-            return Err(OcrError::Model {
-                model: ModelKind::Recognition,
-                message: format!("unexpected output shape {:?}", probs.shape),
-            });
-        };
-        if classes != self.classes.len() && classes != self.all_classes {
-            return Err(OcrError::Model {
-                model: ModelKind::Recognition,
-                message: format!("{classes} classes out, the dictionary has {}", self.all_classes),
-            });
-        }
-        Ok((0..n.min(quads.len()))
-            .filter_map(|slot| {
-                let row = &probs.data[slot * steps * classes..(slot + 1) * steps * classes];
+        let pieces: Vec<LinePiece> =
+            batch.quads.iter().enumerate().flat_map(|(i, q)| line_pieces(img, i, q, w)).collect();
+        let mut read: Vec<Option<OcrLine>> = Vec::with_capacity(pieces.len());
+        for call in pieces.chunks(batch.slots.max(1)) {
+            let mut input = Tensor::zeros(vec![batch.slots, 3, h, w]);
+            for (slot, piece) in call.iter().enumerate() {
+                det::write_bgr(&mut input.data[slot * 3 * h * w..(slot + 1) * 3 * h * w], &piece.crop, w, h);
+            }
+            let out = self.backend.call(ModelKind::Recognition, &input).await?;
+            let probs = out
+                .first()
+                .ok_or_else(|| OcrError::Model { model: ModelKind::Recognition, message: "no output".into() })?;
+            let &[n, steps, classes] = probs.shape.as_slice() else {
+                return Err(OcrError::Model {
+                    model: ModelKind::Recognition,
+                    message: format!("unexpected output shape {:?}", probs.shape),
+                });
+            };
+            if classes != self.classes.len() && classes != self.all_classes {
+                return Err(OcrError::Model {
+                    model: ModelKind::Recognition,
+                    message: format!("{classes} classes out, the dictionary has {}", self.all_classes),
+                });
+            }
+            read.extend(call.iter().enumerate().map(|(slot, piece)| {
+                let row = probs.data.get(slot * steps * classes..(slot + 1) * steps * classes).filter(|_| slot < n)?;
                 let kept;
                 let row = if classes == self.classes.len() {
                     row
@@ -420,9 +415,15 @@ impl Engine {
                 let decoded = rec::ctc_greedy(row, steps, &self.classes);
                 let mut decoded = rec::space_spaced_marks(decoded, w as f32 / steps as f32);
                 rec::capitals_in_capital_words(&mut decoded, row, steps, &self.capitals);
-                decoded_to_line(&quads[slot], &decoded, steps, w, widths[slot])
-            })
-            .collect())
+                decoded_to_line(&piece.quad, &decoded, steps, w, piece.crop.width() as usize)
+            }));
+        }
+        let mut lines = Vec::with_capacity(batch.quads.len());
+        for (i, quad) in batch.quads.iter().enumerate() {
+            let parts = pieces.iter().zip(&read).filter(|(p, _)| p.line == i);
+            lines.extend(pieces_to_line(quad, parts.map(|(p, r)| (p.space_before, r.as_ref()))));
+        }
+        Ok(lines)
     }
 
     /// Layout regions of an image, in image pixels.
@@ -463,6 +464,60 @@ fn fit_shape(shapes: &[Vec<usize>], h: usize, w: usize) -> Option<[usize; 4]> {
     sizes.clone().filter(|&[_, _, sh, sw]| sh >= h && sw >= w).min_by_key(area).or_else(|| sizes.max_by_key(area))
 }
 
+/// A line's crop, or a piece of it (`rec::line_pieces`), read in one input slot.
+struct LinePiece {
+    /// The batch's line it belongs to.
+    line: usize,
+    /// Where it lies on the page.
+    quad: Quad,
+    crop: RgbImage,
+    space_before: bool,
+}
+
+/// Line `line` of a batch (`quad`), cropped straight at the model's height, as the pieces
+/// an input `width` wide reads it in: the whole line where it fits.
+fn line_pieces(img: &RgbImage, line: usize, quad: &Quad, width: usize) -> Vec<LinePiece> {
+    let full = rec::scaled_width(quad);
+    let mut crop = rec::crop_quad(img, quad, full, rec::LINE_HEIGHT);
+    rec::erase_neighbour_ink(&mut crop);
+    if full <= width {
+        return vec![LinePiece { line, quad: *quad, crop, space_before: false }];
+    }
+    let cut = |p: &rec::Piece| {
+        let part =
+            image::imageops::crop_imm(&crop, p.start as u32, 0, (p.end - p.start) as u32, rec::LINE_HEIGHT as u32);
+        let quad = quad.slice(p.start as f32 / full as f32, p.end as f32 / full as f32);
+        LinePiece { line, quad, crop: part.to_image(), space_before: p.space_before }
+    };
+    rec::line_pieces(&rec::ink_columns(&crop), width).iter().map(cut).collect()
+}
+
+/// A line from what its pieces read (each with whether a word space comes before it), in
+/// order: their characters, with a space where the cut between two fell in a word gap
+/// (none between East Asian characters, which have no spaces). None when all read nothing.
+fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'a OcrLine>)>) -> Option<OcrLine> {
+    let mut chars: Vec<OcrChar> = Vec::new();
+    let mut space = false;
+    for (space_before, read) in pieces {
+        space |= space_before;
+        let Some(read) = read else { continue };
+        if let (true, Some(left), Some(right)) = (space, chars.last(), read.chars.first())
+            && !(rec::east_asian(left.ch) && rec::east_asian(right.ch))
+        {
+            let ([_, tr, br, _], [tl, _, _, bl]) = (left.quad.0, right.quad.0);
+            let confidence = left.confidence.min(right.confidence);
+            chars.push(OcrChar { ch: ' ', quad: Quad([tr, tl, bl, br]), confidence });
+        }
+        chars.extend(read.chars.iter().cloned());
+        space = false;
+    }
+    if chars.is_empty() {
+        return None;
+    }
+    let confidence = chars.iter().map(|c| c.confidence).sum::<f32>() / chars.len() as f32;
+    Some(OcrLine { quad: *quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence })
+}
+
 /// Places each decoded character on the line: CTC step t covers input columns
 /// [t, t+1)·width/steps, of which the line's own pixels are the first `line_w`.
 fn decoded_to_line(
@@ -500,6 +555,39 @@ mod tests {
     use super::*;
 
     use std::sync::{Arc, Mutex};
+
+    /// What a piece of a line read: its characters one unit wide from `x`.
+    fn piece_read(text: &str, x: f32) -> OcrLine {
+        let chars: Vec<OcrChar> = text
+            .chars()
+            .enumerate()
+            .map(|(i, ch)| {
+                let (x0, x1) = (x + i as f32, x + i as f32 + 1.0);
+                OcrChar { ch, quad: Quad([[x0, 0.0], [x1, 0.0], [x1, 1.0], [x0, 1.0]]), confidence: 0.9 }
+            })
+            .collect();
+        let x1 = x + chars.len() as f32;
+        OcrLine { quad: Quad([[x, 0.0], [x1, 0.0], [x1, 1.0], [x, 1.0]]), text: text.into(), chars, confidence: 0.9 }
+    }
+
+    #[test]
+    fn pieces_join_into_their_line_with_a_space_at_word_gaps_but_none_between_east_asian_characters() {
+        let line = Quad([[0.0, 0.0], [20.0, 0.0], [20.0, 1.0], [0.0, 1.0]]);
+        let (a, b, c) = (piece_read("ab", 0.0), piece_read("cd", 3.0), piece_read("ef", 6.0));
+        let joined = pieces_to_line(&line, [(false, Some(&a)), (true, Some(&b)), (false, Some(&c))].into_iter());
+        let joined = joined.expect("a line");
+        assert_eq!(joined.text, "ab cdef");
+        assert_eq!(joined.quad, line);
+        // The space spans the gap between the letters beside it.
+        assert_eq!(joined.chars[2].quad.bounds(), [2.0, 0.0, 3.0, 1.0]);
+        // A piece that read nothing passes its space on; East Asian text takes none.
+        let joined = pieces_to_line(&line, [(false, Some(&a)), (true, None), (false, Some(&b))].into_iter());
+        assert_eq!(joined.map(|l| l.text), Some("ab cd".into()));
+        let (cjk, more) = (piece_read("中文", 0.0), piece_read("字", 3.0));
+        let joined = pieces_to_line(&line, [(false, Some(&cjk)), (true, Some(&more))].into_iter());
+        assert_eq!(joined.map(|l| l.text), Some("中文字".into()));
+        assert!(pieces_to_line(&line, [(false, None), (true, None)].into_iter()).is_none());
+    }
 
     #[test]
     fn fixed_shapes_pick_the_smallest_that_holds_the_input_else_the_largest() {
@@ -658,6 +746,29 @@ mod tests {
             assert_eq!(read, quads, "{n} lines");
             assert_eq!(*inputs.lock().unwrap_or_else(|p| p.into_inner()), vec![cls.clone(); n.div_ceil(4)]);
         }
+        Ok(())
+    }
+
+    #[test]
+    fn a_line_wider_than_every_static_shape_is_read_in_pieces_of_the_widest_not_squeezed() -> Result<(), OcrError> {
+        let dictionary = "a\nb\n";
+        let inputs = Arc::new(Mutex::new(Vec::new()));
+        let shape = vec![4, 3, 48, 320];
+        let classes = rec::classes(dictionary).len();
+        let backend = StaticShapes { shapes: vec![shape.clone()], orientation: None, classes, inputs: inputs.clone() };
+        let engine = Engine::new(Box::new(backend), dictionary, Script::All);
+        // Words of ink 40 px wide, 8 px apart, on a line 24 px high: 4,000 columns at height 48.
+        let img = RgbImage::from_fn(2000, 24, |x, y| {
+            if (4..20).contains(&y) && x % 48 < 40 { image::Rgb([0; 3]) } else { image::Rgb([255; 3]) }
+        });
+        let line = Quad([[0.0, 0.0], [2000.0, 0.0], [2000.0, 24.0], [0.0, 24.0]]);
+        let batches = engine.recognition_batches(&[line], &[]);
+        assert_eq!(batches.len(), 1);
+        now(engine.recognize_batch(&img, &batches[0]))?;
+        // At least 4,000 / 320 pieces, four a call.
+        let calls = inputs.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        assert!(calls.len() >= 4000usize.div_ceil(320).div_ceil(4), "{} calls", calls.len());
+        assert!(calls.iter().all(|c| *c == shape));
         Ok(())
     }
 

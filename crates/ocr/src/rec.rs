@@ -27,8 +27,18 @@ pub const NEW_WIDTH_COST: usize = 600;
 /// A page's lines use at most this many input widths: fewer than the plans tract keeps
 /// (`tract::MAX_PLANS_PER_MODEL`), so no plan is rebuilt within a page.
 pub const MAX_WIDTHS_PER_PAGE: usize = 8;
-/// Lines wider than this (at height 48) are squeezed: 100 characters or more.
+/// Lines wider than this (at height 48), 100 characters or more, are read in pieces
+/// (`line_pieces`).
 pub const REC_MAX_WIDTH: usize = 3200;
+/// A line is read in at most this many pieces, about 2,000 characters; a longer one is
+/// squeezed into their width. It bounds a line's crop at 48 × 51,200 pixels (7 MB).
+pub const MAX_PIECES_PER_LINE: usize = 16;
+/// A column of a line's crop with at most this many ink pixels is blank: a scan's specks.
+const BLANK_COLUMN_INK: u32 = 2;
+/// A cut between pieces made in a blank gap at least this share of the crop's height wide
+/// is a word space: the crop is about 1.5 em high, a space a quarter em or more beside its
+/// glyphs' side bearings (0.17 of the height and up), and letters stand under a tenth apart.
+const PIECE_SPACE_MIN_GAP: f32 = 0.15;
 /// A space the greedy path skips (blank wins every step of the gap) is kept when some step of
 /// the gap gives it this probability: the model loses word gaps in all-caps and fixed-pitch
 /// text this way (measured on scotus-transcript: word F1 0.67 -> 0.79, other pages unchanged).
@@ -103,10 +113,7 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
     if w == 0 || h == 0 {
         return;
     }
-    let level = marks::otsu(&marks::grey_histogram(crop));
-    let greys: Vec<u8> = crop.pixels().map(marks::grey).collect();
-    let dark = greys.iter().filter(|&&g| g <= level).count();
-    let ink: Vec<bool> = greys.iter().map(|&g| (g <= level) == (2 * dark <= greys.len())).collect();
+    let ink = ink_mask(crop);
     let blobs: Vec<Blob> = det::mask_to_components(&ink, w, h)
         .into_iter()
         .map(|pixels| {
@@ -143,6 +150,64 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
     }
 }
 
+/// The ink of a crop, pixel by pixel: the smaller side of its Otsu split.
+fn ink_mask(crop: &RgbImage) -> Vec<bool> {
+    let level = marks::otsu(&marks::grey_histogram(crop));
+    let greys: Vec<u8> = crop.pixels().map(marks::grey).collect();
+    let dark = greys.iter().filter(|&&g| g <= level).count();
+    greys.iter().map(|&g| (g <= level) == (2 * dark <= greys.len())).collect()
+}
+
+/// Ink pixels in each column of a line's crop.
+pub fn ink_columns(crop: &RgbImage) -> Vec<u32> {
+    let w = crop.width() as usize;
+    let mut columns = vec![0u32; w];
+    for (i, _) in ink_mask(crop).into_iter().enumerate().filter(|(_, ink)| *ink) {
+        columns[i % w] += 1;
+    }
+    columns
+}
+
+/// Columns `start..end` of a line's crop, read on their own; `space_before`: the cut before
+/// them fell in a gap as wide as a word space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub start: usize,
+    pub end: usize,
+    pub space_before: bool,
+}
+
+/// Cuts a line's crop, given the ink in each of its columns, into pieces at most `max`
+/// columns wide, as few as may be. Each cut falls in the middle of the widest blank gap in
+/// the second half of the piece it ends (between words, where the text has spaces), else at
+/// its column of least ink, so the model reads whole glyphs at their own width instead of a
+/// line squeezed into its input.
+pub fn line_pieces(ink: &[u32], max: usize) -> Vec<Piece> {
+    let (w, max) = (ink.len(), max.max(2));
+    let blank = |x: usize| ink[x] <= BLANK_COLUMN_INK;
+    let mut pieces = Vec::new();
+    let (mut start, mut space_before) = (0, false);
+    while w - start > max {
+        let (lo, hi) = (start + max / 2, start + max);
+        // The widest blank run within lo..hi (the rightmost of equals: fewer pieces).
+        let (mut best, mut x) = (None::<(usize, usize)>, lo);
+        while x < hi {
+            let run = (x..hi).take_while(|&c| blank(c)).count();
+            if run > 0 && best.is_none_or(|(len, _)| run >= len) {
+                best = Some((run, x + run / 2));
+            }
+            x += run.max(1);
+        }
+        let cut = best.map_or_else(|| (lo..hi).min_by_key(|&c| ink[c]).unwrap_or(hi), |(_, centre)| centre);
+        let gap = (0..cut).rev().take_while(|&c| blank(c)).count() + (cut..w).take_while(|&c| blank(c)).count();
+        pieces.push(Piece { start, end: cut, space_before });
+        space_before = gap as f32 >= PIECE_SPACE_MIN_GAP * LINE_HEIGHT as f32;
+        start = cut;
+    }
+    pieces.push(Piece { start, end: w, space_before });
+    pieces
+}
+
 /// A connected piece of ink in a crop: its pixels' indices and its first and last rows.
 struct Blob {
     pixels: Vec<usize>,
@@ -159,16 +224,18 @@ fn mean_colour<'a>(pixels: impl Iterator<Item = &'a Rgb<u8>>) -> Rgb<u8> {
     Rgb(sum.map(|s| (s / n.max(1)) as u8))
 }
 
-/// Width of a line at the model's height, keeping its aspect ratio.
+/// Width of a line at the model's height, keeping its aspect ratio (within
+/// `MAX_PIECES_PER_LINE` inputs).
 pub fn scaled_width(q: &Quad) -> usize {
     let ratio = q.width() / q.height().max(1.0);
-    ((LINE_HEIGHT as f32 * ratio).ceil() as usize).clamp(1, REC_MAX_WIDTH)
+    ((LINE_HEIGHT as f32 * ratio).ceil() as usize).clamp(1, REC_MAX_WIDTH * MAX_PIECES_PER_LINE)
 }
 
-/// The narrowest input a line (or a mark) may be read in.
+/// The narrowest input a line (or a mark) may be read in (a line wider than any input, in
+/// pieces).
 pub fn least_width(q: &Quad, mark: bool) -> usize {
     let (min, step) = if mark { (MARK_MIN_WIDTH, MARK_WIDTH_STEP) } else { (REC_MIN_WIDTH, REC_WIDTH_STEP) };
-    scaled_width(q).max(min).div_ceil(step) * step
+    scaled_width(q).min(REC_MAX_WIDTH).max(min).div_ceil(step) * step
 }
 
 /// The input width of each line, given the narrowest it may have (`least`): a few widths
@@ -703,6 +770,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Ink columns of words `word` wide with `letter_gap` blank columns inside them every
+    /// 8 columns, `word_gap` between them.
+    fn words(count: usize, word: usize, letter_gap: usize, word_gap: usize) -> Vec<u32> {
+        let mut ink = Vec::new();
+        for _ in 0..count {
+            ink.extend((0..word).map(|x| if x % 8 < 8 - letter_gap { 20 } else { 0 }));
+            ink.extend(std::iter::repeat_n(0, word_gap));
+        }
+        ink
+    }
+
+    #[test]
+    fn a_line_wider_than_the_input_is_cut_at_word_gaps_into_as_few_pieces_as_fit() {
+        let ink = words(40, 64, 2, 12);
+        let pieces = line_pieces(&ink, 700);
+        assert_eq!(pieces.first().map(|p| p.start), Some(0));
+        assert_eq!(pieces.last().map(|p| p.end), Some(ink.len()));
+        // Every cut lies in the second half of the piece it ends.
+        assert!(pieces[..pieces.len() - 1].iter().all(|p| p.end - p.start > 350));
+        for (a, b) in pieces.iter().zip(&pieces[1..]) {
+            assert_eq!(a.end, b.start);
+            // Cut in the middle of a word gap, which is a space.
+            assert!(ink[b.start - 6..b.start + 6].iter().all(|&c| c == 0), "cut at {}", b.start);
+            assert!(b.space_before);
+        }
+        assert!(pieces.iter().all(|p| p.end - p.start <= 700));
+        assert!(!pieces[0].space_before);
+        // A line that fits is one piece.
+        assert_eq!(line_pieces(&ink[..600], 700), vec![Piece { start: 0, end: 600, space_before: false }]);
+    }
+
+    #[test]
+    fn text_without_word_gaps_is_cut_between_letters_without_a_space_and_solid_ink_where_it_is_thinnest() {
+        // Letters 2 columns apart, no word gaps: cut between letters, no space.
+        let ink = words(20, 64, 2, 0);
+        let pieces = line_pieces(&ink, 500);
+        assert!(pieces.len() >= 3 && pieces.iter().all(|p| p.end - p.start <= 500));
+        assert!(pieces[1..].iter().all(|p| !p.space_before && ink[p.start] == 0));
+        // No blank column at all: at the thinnest ink of the piece's second half.
+        let mut solid = vec![30u32; 1000];
+        solid[420] = 5;
+        let pieces = line_pieces(&solid, 500);
+        assert_eq!(pieces[0].end, 420);
+        assert!(pieces.iter().all(|p| p.end - p.start <= 500));
     }
 
     #[test]
