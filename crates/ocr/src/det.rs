@@ -5,7 +5,7 @@ use image::RgbImage;
 
 use crate::OcrError;
 use crate::backend::Tensor;
-use crate::geometry::{Point, RotatedRect, min_area_rect};
+use crate::geometry::{Point, Quad, RotatedRect, min_area_rect};
 
 /// PaddleOCR's DB post-processing defaults, which the PP-OCR detection models were tuned
 /// with, except `max_candidates`.
@@ -155,52 +155,111 @@ pub fn detection_area(content: Area, w: u32, h: u32, p: &DetParams) -> (Area, (u
 /// A horizontal band of a tall page, read by detection as a page of its own. Bands overlap;
 /// of a band's regions it keeps those whose centre lies in rows `keep` (the bands' `keep`s
 /// tile the page).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A stretch of a page read on its own: `start..start + len` along the page's longer side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Band {
-    pub top: u32,
-    pub height: u32,
-    pub keep: (f32, f32),
+    pub start: u32,
+    pub len: u32,
 }
 
-impl Band {
-    pub fn keeps(&self, y: f32) -> bool {
-        self.keep.0 <= y && y < self.keep.1
-    }
-}
+/// Overlap of neighbouring bands, as a share of the page's shorter side. A text line lower
+/// than the overlap lies whole in both bands across a tall page's cut: an eighth of the
+/// width is six lines of body text or more (12 pt lines on letter paper measure a 51st of
+/// its width). A line across a wide page's cut shows in both as parts this much overlapping.
+const BAND_OVERLAP_OF_SHORT_SIDE: f32 = 0.125;
 
-/// Overlap of neighbouring bands, as a share of the page's width. A text line lower than
-/// the overlap lies whole in the band that keeps it: an eighth of the width is six lines of
-/// body text or more (12 pt lines on letter paper measure a 51st of its width).
-const BAND_OVERLAP_OF_WIDTH: f32 = 0.125;
-
-/// The bands detection reads a w×h page in. Detection's input holds a page within
-/// `max_side`, so a page much taller than wide (a long screenshot, a receipt) was shrunk
-/// whole until its print was too small to find: a 1280×8000 screenshot of 16 px text lost
-/// every line. Such a page is read in bands, each as tall as a page whose width reaches
-/// `min_side` as its height reaches `max_side` (and never lower than `max_side`), spaced
-/// evenly so that they share one input shape. Pages up to that height, and wide ones (whose
-/// lines bands would cut), are one band.
-pub fn tall_page_bands(w: u32, h: u32, p: &DetParams) -> Vec<Band> {
-    let whole = || vec![Band { top: 0, height: h, keep: (f32::NEG_INFINITY, f32::INFINITY) }];
-    let band = (w as f32 * p.max_side as f32 / p.min_side.max(1) as f32).max(p.max_side as f32);
-    if h as f32 <= band {
-        return whole();
+/// The bands detection reads a w×h page in, along its longer side. Detection's input holds a
+/// page within `max_side`, so a page much longer than wide was shrunk whole until its print
+/// was too small to find: a 1280×8000 screenshot of 16 px text lost every line, and so did
+/// two 4K screens side by side (7680×2160). Such a page is read in bands, each as long as a
+/// page whose short side reaches `min_side` as its long side reaches `max_side` (and never
+/// shorter than `max_side`), spaced evenly so that they share one input shape. Other pages
+/// are one band.
+pub fn long_page_bands(w: u32, h: u32, p: &DetParams) -> Vec<Band> {
+    let (long, short) = (w.max(h), w.min(h));
+    let band = (short as f32 * p.max_side as f32 / p.min_side.max(1) as f32).max(p.max_side as f32);
+    if long as f32 <= band {
+        return vec![Band { start: 0, len: long }];
     }
     let band = band.round() as u32;
-    let overlap = ((w as f32 * BAND_OVERLAP_OF_WIDTH).ceil() as u32).min(band / 2);
-    // At least 2, as h > band; the even spacing keeps each overlap at least `overlap`.
-    let count = (h - overlap).div_ceil(band - overlap);
-    let tops: Vec<u32> =
-        (0..count).map(|i| (u64::from(h - band) * u64::from(i) / u64::from(count - 1)) as u32).collect();
-    // A cut between neighbours: the middle of their overlap.
-    let cut = |i: usize| (tops[i + 1] as f32 + (tops[i] + band) as f32) / 2.0;
-    (0..tops.len())
-        .map(|i| {
-            let above = if i == 0 { f32::NEG_INFINITY } else { cut(i - 1) };
-            let below = if i + 1 == tops.len() { f32::INFINITY } else { cut(i) };
-            Band { top: tops[i], height: band, keep: (above, below) }
-        })
-        .collect()
+    let overlap = ((short as f32 * BAND_OVERLAP_OF_SHORT_SIDE).ceil() as u32).min(band / 2);
+    // At least 2, as long > band; the even spacing keeps each overlap at least `overlap`.
+    let count = (long - overlap).div_ceil(band - overlap);
+    let start = |i: u32| (u64::from(long - band) * u64::from(i) / u64::from(count - 1)) as u32;
+    (0..count).map(|i| Band { start: start(i), len: band }).collect()
+}
+
+/// Two boxes from neighbouring bands hold one text only if they share at least this much of
+/// the smaller one's extent across the bands' axis (one row of a wide page, one column of a
+/// tall page's vertical text).
+const SAME_TEXT_ACROSS: f32 = 0.5;
+/// One box holds the other (both bands saw the text whole) when it spans this much of the
+/// other's extent along the axis; a box is cut by its band's edge when it ends within its own
+/// thickness of it.
+const SAME_TEXT_ALONG: f32 = 0.9;
+
+/// The page's quads from those found band by band (`long_page_bands`, in page pixels; `along_x`
+/// for the columns of a wide page). A text two neighbouring bands share becomes one: the
+/// larger box where one holds the other (a line in their overlap, seen whole by both), the
+/// two parts joined where each band's edge cut it (a line across a wide page's cut, or a
+/// column of vertical text across a tall page's).
+pub fn band_quads_to_page(bands: Vec<(Band, Vec<Quad>)>, along_x: bool) -> Vec<Quad> {
+    let mut page = Vec::new();
+    let mut previous: Option<(Band, Vec<Quad>)> = None;
+    for (band, found) in bands {
+        let mut kept = Vec::with_capacity(found.len());
+        for mut q in found {
+            if let Some((before, quads)) = previous.as_mut() {
+                while let Some((i, one)) =
+                    quads.iter().enumerate().find_map(|(i, p)| one_text(p, *before, &q, band, along_x).map(|m| (i, m)))
+                {
+                    quads.swap_remove(i);
+                    q = one;
+                }
+            }
+            kept.push(q);
+        }
+        page.extend(previous.take().into_iter().flat_map(|(_, quads)| quads));
+        previous = Some((band, kept));
+    }
+    page.extend(previous.into_iter().flat_map(|(_, quads)| quads));
+    page
+}
+
+/// `a` (found in band `before`) and `b` (in the next band) as one text, if they are one.
+fn one_text(a: &Quad, before: Band, b: &Quad, band: Band, along_x: bool) -> Option<Quad> {
+    let (along, across) = if along_x { (0, 1) } else { (1, 0) };
+    let (ba, bb) = (a.bounds(), b.bounds());
+    let span = |b: [f32; 4], k: usize| (b[k], b[k + 2]);
+    let shared = |(a0, a1): (f32, f32), (b0, b1): (f32, f32)| a1.min(b1) - a0.max(b0);
+    let ext = |(s0, s1): (f32, f32)| s1 - s0;
+    let (a_al, b_al, a_ac, b_ac) = (span(ba, along), span(bb, along), span(ba, across), span(bb, across));
+    if shared(a_ac, b_ac) < SAME_TEXT_ACROSS * ext(a_ac).min(ext(b_ac)) || shared(a_al, b_al) <= 0.0 {
+        return None;
+    }
+    if shared(a_al, b_al) >= SAME_TEXT_ALONG * ext(a_al).min(ext(b_al)) {
+        return Some(if ext(a_al) >= ext(b_al) { *a } else { *b });
+    }
+    // A box's thickness: the height of its text, whichever way it reads.
+    let (a_thick, b_thick) = (ext(a_al).min(ext(a_ac)), ext(b_al).min(ext(b_ac)));
+    let cut_end = a_al.1 >= (before.start + before.len) as f32 - a_thick;
+    let cut_start = b_al.0 <= band.start as f32 + b_thick;
+    if !(cut_end && cut_start) {
+        return None;
+    }
+    let reads_along = |q: &Quad| {
+        let (sin, cos) = q.angle().sin_cos();
+        (if along_x { cos } else { sin }).abs() >= std::f32::consts::FRAC_1_SQRT_2
+    };
+    if reads_along(a) && reads_along(b) {
+        // The text runs on from a into b: a's start edge, b's end edge (keeping their skew).
+        let ([tl, _, _, bl], [_, tr, br, _]) = (a.0, b.0);
+        return Some(Quad([tl, tr, br, bl]));
+    }
+    // Parts read across the cut (a line taller than the overlap): the box of both.
+    let [x0, y0, x1, y1] = [ba[0].min(bb[0]), ba[1].min(bb[1]), ba[2].max(bb[2]), ba[3].max(bb[3])];
+    let q = Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]);
+    Some(if q.height() >= crate::rec::VERTICAL_RATIO * q.width() { q.quarter_turn() } else { q })
 }
 
 /// Text lines whose detected boxes are shorter than this (model pixels, median over the
@@ -408,39 +467,85 @@ mod tests {
     use image::Rgb;
 
     #[test]
-    fn tall_pages_are_read_in_bands_of_one_height_whose_kept_rows_tile_the_page() {
+    fn long_pages_are_read_in_overlapping_bands_of_one_length_along_their_longer_side() {
         let p = DetParams::default();
-        // Letter, A4 and legal pages at 150 and 300 dpi, a landscape spread, a wide strip: one band.
-        for (w, h) in [(1275, 1650), (2550, 3300), (2480, 3508), (2550, 4200), (3300, 2550), (20000, 40), (640, 1600)] {
-            assert_eq!(
-                tall_page_bands(w, h, &p),
-                [Band { top: 0, height: h, keep: (f32::NEG_INFINITY, f32::INFINITY) }]
-            );
+        // Letter, A4 and legal pages at 150 and 300 dpi, a landscape spread, a 4K screen: one band.
+        for (w, h) in [(1275, 1650), (2550, 3300), (2480, 3508), (2550, 4200), (3300, 2550), (3840, 2160), (640, 1600)]
+        {
+            assert_eq!(long_page_bands(w, h, &p), [Band { start: 0, len: w.max(h) }]);
         }
-        for (w, h) in [(1280, 8000), (1280, 3000), (640, 5760), (3, 3000), (1, 100_000)] {
-            let bands = tall_page_bands(w, h, &p);
+        for (w, h) in [(1280, 8000), (1280, 3000), (640, 5760), (3, 3000), (1, 100_000), (7680, 2160), (20000, 40)] {
+            let (long, short) = (w.max(h), w.min(h));
+            let bands = long_page_bands(w, h, &p);
             assert!(bands.len() >= 2, "{w}×{h}");
-            let height = bands[0].height;
-            assert!(height as f32 >= p.max_side as f32 && height < h, "{w}×{h}: bands {height} high");
-            assert_eq!((bands[0].top, bands[0].keep.0), (0, f32::NEG_INFINITY));
-            let last = bands[bands.len() - 1];
-            assert_eq!((last.top + last.height, last.keep.1), (h, f32::INFINITY));
+            let len = bands[0].len;
+            assert!(len >= p.max_side && len < long, "{w}×{h}: bands {len} long");
+            assert_eq!(bands[0].start, 0);
+            assert_eq!(bands[bands.len() - 1].start + len, long);
             for pair in bands.windows(2) {
-                let (a, b) = (pair[0], pair[1]);
-                assert_eq!(b.height, height, "{w}×{h}: one input shape");
-                assert_eq!(a.keep.1, b.keep.0, "{w}×{h}: kept rows meet");
-                // A line lower than the overlap, centred at the cut, lies whole in both bands.
-                let overlap = (a.top + a.height - b.top) as f32;
-                assert!(overlap >= (w as f32 * BAND_OVERLAP_OF_WIDTH).ceil().min(height as f32 / 2.0), "{w}×{h}");
-                assert!(
-                    a.keep.1 - overlap / 2.0 >= b.top as f32 && a.keep.1 + overlap / 2.0 <= (a.top + a.height) as f32
-                );
+                assert_eq!(pair[1].len, len, "{w}×{h}: one input shape");
+                let overlap = pair[0].start + len - pair[1].start;
+                assert!(overlap as f32 >= (short as f32 * BAND_OVERLAP_OF_SHORT_SIDE).ceil().min((len / 2) as f32));
             }
         }
         // The screenshot that lost every line: bands that shrink its width to `min_side`.
-        let bands = tall_page_bands(1280, 8000, &p);
-        assert_eq!((bands.len(), bands[0].height), (3, 2783));
-        assert!(bands[1].keeps(bands[1].keep.0) && !bands[0].keeps(bands[1].keep.0));
+        assert_eq!(long_page_bands(1280, 8000, &p), [0, 2608, 5217].map(|start| Band { start, len: 2783 }));
+    }
+
+    fn rect(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
+        Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    }
+
+    #[test]
+    fn a_text_two_bands_share_is_one_box_and_its_parts_cut_by_their_edges_are_joined() {
+        let (a, b) = (Band { start: 0, len: 1000 }, Band { start: 800, len: 1000 });
+        // Columns of a wide page: a line in the overlap, seen whole by both bands; a line
+        // across the cut, a part in each; a line in each band alone; and two lines of
+        // neighbouring rows in the overlap, one seen by each band, whose boxes touch.
+        let first = vec![
+            rect(820.0, 100.0, 980.0, 120.0),
+            rect(500.0, 200.0, 1000.0, 220.0),
+            rect(100.0, 300.0, 300.0, 320.0),
+            rect(820.0, 400.0, 990.0, 420.0),
+        ];
+        let second = vec![
+            rect(822.0, 101.0, 979.0, 121.0),
+            rect(800.0, 201.0, 1300.0, 221.0),
+            rect(1400.0, 300.0, 1700.0, 320.0),
+            rect(810.0, 417.0, 995.0, 437.0),
+        ];
+        let mut got: Vec<[f32; 4]> =
+            band_quads_to_page(vec![(a, first), (b, second)], true).iter().map(Quad::bounds).collect();
+        got.sort_by(|p, q| p[1].total_cmp(&q[1]).then(p[0].total_cmp(&q[0])));
+        assert_eq!(
+            got,
+            [
+                [820.0, 100.0, 980.0, 120.0],
+                [500.0, 200.0, 1300.0, 221.0],
+                [100.0, 300.0, 300.0, 320.0],
+                [1400.0, 300.0, 1700.0, 320.0],
+                [820.0, 400.0, 990.0, 420.0],
+                [810.0, 417.0, 995.0, 437.0]
+            ]
+        );
+        // Rows of a tall page: a column of vertical text across the cut (read downwards) is
+        // joined; a line in the overlap seen whole by both is one; two lines in the overlap
+        // whose boxes touch, one seen by each band, stay two (neither is cut by an edge).
+        let first = vec![
+            rect(100.0, 600.0, 130.0, 1000.0).quarter_turn(),
+            rect(300.0, 900.0, 700.0, 920.0),
+            rect(300.0, 940.0, 700.0, 962.0),
+        ];
+        let second = vec![
+            rect(101.0, 800.0, 131.0, 1400.0).quarter_turn(),
+            rect(300.0, 901.0, 700.0, 921.0),
+            rect(300.0, 960.0, 700.0, 982.0),
+        ];
+        let got = band_quads_to_page(vec![(a, first), (b, second)], false);
+        assert_eq!(got.len(), 4);
+        let column = got.iter().find(|q| q.bounds()[0] < 200.0).expect("the column");
+        assert_eq!(column.bounds(), [100.0, 600.0, 131.0, 1400.0]);
+        assert!((column.angle() - std::f32::consts::FRAC_PI_2).abs() < 0.01, "read downwards");
     }
 
     #[test]

@@ -221,22 +221,26 @@ impl Engine {
 
     /// Text regions as quads in reading order of their text (vertical crops turned), found
     /// around the page's content (a blank page has none). A page of small print is detected
-    /// again at a finer scale (see `det::finer_for_small_text`); a page much taller than wide,
-    /// band by band (see `det::tall_page_bands`).
+    /// again at a finer scale (see `det::finer_for_small_text`); a page much longer than wide,
+    /// band by band (see `det::long_page_bands`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let (w, h) = img.dimensions();
-        let bands = det::tall_page_bands(w, h, &self.det);
+        let bands = det::long_page_bands(w, h, &self.det);
         if bands.len() == 1 {
             return self.detect_page(img).await;
         }
-        let mut quads = Vec::new();
+        let along_x = w > h;
+        let mut found = Vec::with_capacity(bands.len());
         for band in bands {
-            let part = image::imageops::crop_imm(img, 0, band.top, w, band.height).to_image();
-            let shift = band.top as f32;
-            let found = self.detect_page(&part).await?.into_iter().map(|q| q.map(|[x, y]| [x, y + shift]));
-            quads.extend(found.filter(|q| band.keeps(q.centre()[1])));
+            let (part, shift) = if along_x {
+                (image::imageops::crop_imm(img, band.start, 0, band.len, h), [band.start as f32, 0.0])
+            } else {
+                (image::imageops::crop_imm(img, 0, band.start, w, band.len), [0.0, band.start as f32])
+            };
+            let quads = self.detect_page(&part.to_image()).await?;
+            found.push((band, quads.into_iter().map(|q| q.map(|[x, y]| [x + shift[0], y + shift[1]])).collect()));
         }
-        Ok(quads)
+        Ok(det::band_quads_to_page(found, along_x))
     }
 
     /// `detect` on a page read whole.
@@ -306,7 +310,7 @@ impl Engine {
             }
             let mut input = Tensor::zeros(vec![slots, 3, h, w]);
             for (i, q) in batch.iter().enumerate() {
-                let crop = rec::crop_quad(img, q, rec::scaled_width(q).min(w), h);
+                let crop = rec::crop_quad(img, &rec::orientation_part(q), rec::scaled_width(q).min(w), h);
                 det::write_bgr(&mut input.data[i * 3 * h * w..(i + 1) * 3 * h * w], &crop, w, h);
             }
             let out = self.backend.call(ModelKind::Orientation, &input).await?;

@@ -11,6 +11,11 @@ use crate::{det, marks};
 pub const LINE_HEIGHT: usize = 48;
 /// The orientation model's input width.
 pub const CLS_WIDTH: usize = 192;
+/// Orientation reads a line squeezed into its input at most this much: a longer line gives
+/// its middle part of that length. The lines of a wide screenshot of 16 px text, squeezed 15
+/// to 43 times, were read upside down, all of them; at 4 times they read the right way up,
+/// and the corpus's turned pages read as before.
+const MAX_ORIENTATION_SQUEEZE: f32 = 4.0;
 /// Line inputs are at least this wide: 8 CTC steps, room for a line number of a few digits.
 pub const REC_MIN_WIDTH: usize = 64;
 /// Line input widths are multiples of this (4 CTC steps): padding stays under 32 columns.
@@ -222,6 +227,12 @@ fn mean_colour<'a>(pixels: impl Iterator<Item = &'a Rgb<u8>>) -> Rgb<u8> {
         n += 1;
     }
     Rgb(sum.map(|s| (s / n.max(1)) as u8))
+}
+
+/// The part of a line orientation reads (see `MAX_ORIENTATION_SQUEEZE`).
+pub fn orientation_part(q: &Quad) -> Quad {
+    let share = MAX_ORIENTATION_SQUEEZE * CLS_WIDTH as f32 / scaled_width(q) as f32;
+    if share >= 1.0 { *q } else { q.slice(0.5 - share / 2.0, 0.5 + share / 2.0) }
 }
 
 /// Width of a line at the model's height, keeping its aspect ratio (within
@@ -816,6 +827,18 @@ mod tests {
         let pieces = line_pieces(&solid, 500);
         assert_eq!(pieces[0].end, 420);
         assert!(pieces.iter().all(|p| p.end - p.start <= 500));
+    }
+
+    #[test]
+    fn orientation_reads_a_long_line_by_its_middle_part_and_a_short_one_whole() {
+        let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 48.0], [0.0, 48.0]]);
+        assert_eq!(orientation_part(&line(700.0)), line(700.0));
+        let middle = orientation_part(&line(4000.0)).bounds();
+        let long = MAX_ORIENTATION_SQUEEZE * CLS_WIDTH as f32;
+        assert!(
+            (middle[2] - middle[0] - long).abs() < 1.0 && (middle[0] + middle[2] - 4000.0).abs() < 1.0,
+            "{middle:?}"
+        );
     }
 
     #[test]
