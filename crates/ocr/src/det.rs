@@ -152,9 +152,6 @@ pub fn detection_area(content: Area, w: u32, h: u32, p: &DetParams) -> (Area, (u
     (area, ((x1 - x0) as u32, (y1 - y0) as u32))
 }
 
-/// A horizontal band of a tall page, read by detection as a page of its own. Bands overlap;
-/// of a band's regions it keeps those whose centre lies in rows `keep` (the bands' `keep`s
-/// tile the page).
 /// A stretch of a page read on its own: `start..start + len` along the page's longer side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Band {
