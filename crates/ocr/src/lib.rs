@@ -222,12 +222,19 @@ impl Engine {
     /// Text regions as quads in reading order of their text (vertical crops turned), found
     /// around the page's content (a blank page has none). A page of small print is detected
     /// again at a finer scale (see `det::finer_for_small_text`); a page much longer than wide,
-    /// band by band (see `det::long_page_bands`).
+    /// band by band (see `det::long_page_bands`), unless a first read of it whole sized its
+    /// print (see `det::reads_long_page_whole_first`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let (w, h) = img.dimensions();
         let bands = det::long_page_bands(w, h, &self.det);
         if bands.len() == 1 {
             return self.detect_page(img).await;
+        }
+        if det::reads_long_page_whole_first(w, h, &self.det) {
+            let quads = self.detect_page(img).await?;
+            if det::sizes_print(quads.len()) {
+                return Ok(quads);
+            }
         }
         let along_x = w > h;
         let mut found = Vec::with_capacity(bands.len());
@@ -677,6 +684,58 @@ mod tests {
 
     fn record(calls: &Calls, model: ModelKind, shape: &[usize]) {
         calls.lock().unwrap_or_else(|p| p.into_inner()).push((model, shape.to_vec()));
+    }
+
+    /// Detection that sees ink: every input pixel darker than mid-grey is text.
+    struct InkDetector {
+        runs: Calls,
+    }
+
+    impl Backend for InkDetector {
+        fn name(&self) -> &'static str {
+            "ink"
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            model == ModelKind::Detection
+        }
+        fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            record(&self.runs, model, &input.shape);
+            let &[_, _, h, w] = input.shape.as_slice() else {
+                return Err(OcrError::Model { model, message: format!("shape {:?}", input.shape) });
+            };
+            let ink = input.data[..h * w].iter().map(|&v| if v < 0.0 { 1.0 } else { 0.0 }).collect();
+            Ok(vec![Tensor::new(vec![1, 1, h, w], ink)])
+        }
+    }
+
+    /// A w×h page of `rows` rows of six 16 px high words, and the widths over the heights of
+    /// the detection inputs `Engine::detect` read it in.
+    fn detection_input_aspects(w: u32, h: u32, rows: u32) -> Result<Vec<f32>, OcrError> {
+        let runs = Calls::default();
+        let engine = Engine::new(Box::new(InkDetector { runs: runs.clone() }), "a\n", Script::All);
+        let (row, column) = (h / rows.max(1), w / 6);
+        let img = RgbImage::from_fn(w, h, |x, y| {
+            let word = y % row >= 8 && y % row < 24 && y / row < rows && x % column >= 10 && x % column < column - 10;
+            image::Rgb(if word { [0; 3] } else { [255; 3] })
+        });
+        now(engine.detect(&img))?;
+        let runs = runs.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        Ok(runs.iter().map(|(_, s)| s[3] as f32 / s[2] as f32).collect())
+    }
+
+    #[test]
+    fn a_wide_page_whose_print_its_whole_read_sizes_is_not_read_again_in_bands() -> Result<(), OcrError> {
+        // Two HD screens side by side (3840×1080): read whole, a first pass and a finer one.
+        let whole = detection_input_aspects(3840, 1080, 30)?;
+        assert!(!whole.is_empty() && whole.iter().all(|&a| a > 3.0), "{whole:?}");
+        // With one row of words (six) the first pass cannot size the print: then each of the
+        // page's two bands too.
+        let sparse = detection_input_aspects(3840, 1080, 1)?;
+        assert_eq!(sparse.len(), 3, "{sparse:?}");
+        // A page so wide that the finer pass would read it coarsely: bands at once.
+        let wider = detection_input_aspects(6000, 900, 30)?;
+        assert!(wider.first().is_some_and(|&a| a < 2.5), "{wider:?}");
+        Ok(())
     }
 
     #[test]
