@@ -166,6 +166,21 @@ fn ink_of_neighbouring_lines_is_not_read_as_accents() {
     }
 }
 
+/// The model half-sees spaces between letters too: linn.png's "FAST FORWARD" came out "FOR
+/// WARD" twice (space probabilities 0.17 and 0.22, as high as true spaces it half-saw elsewhere)
+/// until a half-seen space needed a word space's blank in the line's crop. The spaces it
+/// half-saw in scotus-transcript's capitals stay (`word_gaps_of_fixed_pitch_capitals_…`).
+#[test]
+fn a_space_half_seen_between_letters_is_not_kept() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("ocr/ocrmypdf/tests/resources/linn.png");
+    let doc = extract_with(&path, &opts(&models, OcrMode::Auto)).expect("linn");
+    let text = collapse_ws(&doc.pages[0].text);
+    assert!(!text.contains("FOR WARD"), "{text}");
+    assert_eq!(text.matches("FORWARD, REWIND").count(), 2, "{text}");
+}
+
 /// The model tells c o s v w x z from their capitals by size alone, and read some of them
 /// small in the federal register's capital headings ("AGENcY:", "sUMMARY:", "DATEs:",
 /// "cONTACT:") until letters of all-capital words went to the capitals it gave some

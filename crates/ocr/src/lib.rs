@@ -423,8 +423,9 @@ impl Engine {
                     kept = rec::keep_class_probabilities(row, steps, &self.kept);
                     &kept
                 };
-                let decoded = rec::ctc_greedy(row, steps, &self.classes);
-                let mut decoded = rec::space_spaced_marks(decoded, w as f32 / steps as f32);
+                let step_px = w as f32 / steps as f32;
+                let decoded = rec::ctc_greedy(row, steps, &self.classes, &rec::InkGaps::new(&piece.crop, step_px));
+                let mut decoded = rec::space_spaced_marks(decoded, step_px);
                 rec::capitals_in_capital_words(&mut decoded, row, steps, &self.capitals);
                 decoded_to_line(&piece.quad, &decoded, steps, w, piece.crop.width() as usize)
             }));
