@@ -251,13 +251,11 @@ impl Engine {
     }
 
     /// `detect` on a page read whole: a small page at its own size first, kept where its
-    /// print reads well so (`det::own_size_first`). Not on a runtime with static shapes,
-    /// where both reads fill the same canvas and the first would only cost.
+    /// print reads well so (`det::own_size_first`).
     async fn detect_page(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let Some(content) = det::content_bounds(img) else { return Ok(Vec::new()) };
         let (w, h) = img.dimensions();
-        let any_shape = self.backend.fixed_shapes(ModelKind::Detection).is_none();
-        if let Some(own) = det::own_size_first(w, h, &self.det).filter(|_| any_shape) {
+        if let Some(own) = det::own_size_first(w, h, &self.det) {
             let input = self.detection_input(img, content, &own);
             let quads = self.detect_in(img, &input, &own).await?;
             let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
@@ -698,11 +696,9 @@ mod tests {
         calls.lock().unwrap_or_else(|p| p.into_inner()).push((model, shape.to_vec()));
     }
 
-    /// Detection that sees ink: every input pixel darker than mid-grey is text. With a
-    /// `canvas`, a runtime of that one static shape.
+    /// Detection that sees ink: every input pixel darker than mid-grey is text.
     struct InkDetector {
         runs: Calls,
-        canvas: Option<Vec<usize>>,
     }
 
     impl Backend for InkDetector {
@@ -711,9 +707,6 @@ mod tests {
         }
         fn has(&self, model: ModelKind) -> bool {
             model == ModelKind::Detection
-        }
-        fn fixed_shapes(&self, _model: ModelKind) -> Option<Vec<Vec<usize>>> {
-            self.canvas.clone().map(|c| vec![c])
         }
         fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
             record(&self.runs, model, &input.shape);
@@ -726,16 +719,10 @@ mod tests {
     }
 
     /// A w×h page of `rows` rows of six words `word_h` px high, and the (width, height) of
-    /// the detection inputs `Engine::detect` read it in (on a runtime of one static shape,
-    /// `canvas`, where given).
-    fn detection_inputs(
-        (w, h): (u32, u32),
-        rows: u32,
-        word_h: u32,
-        canvas: Option<Vec<usize>>,
-    ) -> Result<Vec<(usize, usize)>, OcrError> {
+    /// the detection inputs `Engine::detect` read it in.
+    fn detection_inputs(w: u32, h: u32, rows: u32, word_h: u32) -> Result<Vec<(usize, usize)>, OcrError> {
         let runs = Calls::default();
-        let engine = Engine::new(Box::new(InkDetector { runs: runs.clone(), canvas }), "a\n", Script::All);
+        let engine = Engine::new(Box::new(InkDetector { runs: runs.clone() }), "a\n", Script::All);
         let (row, column) = (h / rows.max(1), w / 6);
         let img = RgbImage::from_fn(w, h, |x, y| {
             let word =
@@ -748,7 +735,7 @@ mod tests {
     }
 
     fn detection_input_aspects(w: u32, h: u32, rows: u32) -> Result<Vec<f32>, OcrError> {
-        Ok(detection_inputs((w, h), rows, 16, None)?.iter().map(|&(w, h)| w as f32 / h as f32).collect())
+        Ok(detection_inputs(w, h, rows, 16)?.iter().map(|&(w, h)| w as f32 / h as f32).collect())
     }
 
     #[test]
@@ -769,17 +756,15 @@ mod tests {
     #[test]
     fn a_small_page_whose_print_reads_at_its_own_size_is_not_enlarged() -> Result<(), OcrError> {
         // 640×480 (detection would enlarge it 1.5 times) of 12 rows of 16 px words: once, as it is.
-        let large = detection_inputs((640, 480), 12, 16, None)?;
+        let large = detection_inputs(640, 480, 12, 16)?;
         assert!(large.len() == 1 && large[0].0 <= 640 && large[0].1 <= 480, "{large:?}");
         // Of 3 px words: too small at its own size, read again enlarged.
-        let small = detection_inputs((640, 480), 12, 3, None)?;
+        let small = detection_inputs(640, 480, 12, 3)?;
         assert!(small.len() == 2 && small[1].0 > 640 && small[1].1 > 480, "{small:?}");
         // One row of six words, too few boxes to size the print: enlarged too.
-        assert_eq!(detection_inputs((640, 480), 1, 16, None)?.len(), 2);
+        assert_eq!(detection_inputs(640, 480, 1, 16)?.len(), 2);
         // A 1280×720 screenshot is enlarged too little to read twice.
-        assert_eq!(detection_inputs((1280, 720), 12, 16, None)?.len(), 1);
-        // A runtime of static shapes reads both in one canvas: once, enlarged at once.
-        assert_eq!(detection_inputs((640, 480), 12, 3, Some(vec![1, 3, 1248, 1600]))?.len(), 1);
+        assert_eq!(detection_inputs(1280, 720, 12, 16)?.len(), 1);
         Ok(())
     }
 
