@@ -1,6 +1,8 @@
 //! Text lines: crops straightened from their quads, orientation (0°/180°), recognition in
 //! a few input widths per page, CTC greedy decoding with per-character confidence.
 
+use std::cell::OnceCell;
+
 use image::{Rgb, RgbImage};
 
 use crate::backend::Tensor;
@@ -225,25 +227,28 @@ fn is_word_space(columns: usize) -> bool {
 
 /// A line's crop as the recognition model reads it, column by column: where its glyphs leave
 /// a word space's blank between two CTC steps.
-pub struct InkGaps {
-    /// Ink pixels per input column; columns past the crop are blank.
-    ink: Vec<u32>,
+pub struct InkGaps<'a> {
+    crop: Option<&'a RgbImage>,
+    /// Ink pixels per input column, counted when a half-seen space first asks (most lines
+    /// have none); columns past the crop are blank.
+    ink: OnceCell<Vec<u32>>,
     /// Input columns per CTC step.
     step_px: f32,
 }
 
-impl InkGaps {
-    pub fn new(crop: &RgbImage, step_px: f32) -> InkGaps {
-        InkGaps { ink: ink_columns(crop), step_px }
+impl<'a> InkGaps<'a> {
+    pub fn new(crop: &'a RgbImage, step_px: f32) -> InkGaps<'a> {
+        InkGaps { crop: Some(crop), ink: OnceCell::new(), step_px }
     }
 
     /// Whether the columns of steps `from..=to` hold a blank run as wide as a word space.
     fn word_space_within(&self, from: usize, to: usize) -> bool {
+        let ink = self.ink.get_or_init(|| self.crop.map(ink_columns).unwrap_or_default());
         let column = |step: usize| (step as f32 * self.step_px) as usize;
         let (x0, x1) = (column(from), column(to + 1));
         let mut run = 0;
         for x in x0..x1 {
-            run = if self.ink.get(x).is_some_and(|&i| i > BLANK_COLUMN_INK) { 0 } else { run + 1 };
+            run = if ink.get(x).is_some_and(|&i| i > BLANK_COLUMN_INK) { 0 } else { run + 1 };
             if is_word_space(run) {
                 return true;
             }
@@ -601,7 +606,9 @@ mod tests {
     use super::*;
 
     /// A crop without ink, 8 input columns a step: every gap is blank.
-    const NO_INK: InkGaps = InkGaps { ink: Vec::new(), step_px: 8.0 };
+    fn no_ink() -> InkGaps<'static> {
+        InkGaps { crop: None, ink: OnceCell::new(), step_px: 8.0 }
+    }
 
     fn one_hot(seq: &[usize], n: usize) -> Vec<f32> {
         seq.iter().flat_map(|&c| (0..n).map(move |i| if i == c { 0.9 } else { 0.1 / (n - 1) as f32 })).collect()
@@ -612,7 +619,7 @@ mod tests {
         let classes = classes("a\nb\nl");
         // blank a a blank b b l blank l space
         let probs = one_hot(&[0, 1, 1, 0, 2, 2, 3, 0, 3, 4], 5);
-        let d = ctc_greedy(&probs, 10, &classes, &NO_INK);
+        let d = ctc_greedy(&probs, 10, &classes, &no_ink());
         let text: String = d.iter().map(|d| d.ch).collect();
         assert_eq!(text, "abll");
         assert_eq!((d[0].first_step, d[0].last_step), (1, 2));
@@ -681,14 +688,14 @@ mod tests {
             rows[classes.len() + space] = ps;
             rows
         };
-        let text = |ps: f32| ctc_greedy(&probs(ps), 3, &classes, &NO_INK).iter().map(|d| d.ch).collect::<String>();
+        let text = |ps: f32| ctc_greedy(&probs(ps), 3, &classes, &no_ink()).iter().map(|d| d.ch).collect::<String>();
         assert_eq!(text(0.3), "a b");
         assert_eq!(text(0.05), "ab");
         // Never before the first character nor doubled beside a decoded space.
         let mut rows = one_hot(&[0, 1, 0, 3, 2], classes.len());
         rows[space] = 0.3;
         rows[2 * classes.len() + space] = 0.3;
-        assert_eq!(ctc_greedy(&rows, 5, &classes, &NO_INK).iter().map(|d| d.ch).collect::<String>(), "a b");
+        assert_eq!(ctc_greedy(&rows, 5, &classes, &no_ink()).iter().map(|d| d.ch).collect::<String>(), "a b");
     }
 
     #[test]
@@ -697,7 +704,8 @@ mod tests {
         let space = classes.len() - 1;
         // a, a gap step, b; 8 columns a step, ink 24 high in a's columns 0..6 and b's from `b_at`.
         let gaps = |b_at: usize| InkGaps {
-            ink: (0..24).map(|x| if x < 6 || x >= b_at { 24 } else { 1 }).collect(),
+            crop: None,
+            ink: OnceCell::from((0..24).map(|x| if x < 6 || x >= b_at { 24 } else { 1 }).collect::<Vec<_>>()),
             step_px: 8.0,
         };
         let read = |gap_step: &[usize], ps: f32, b_at: usize| {
@@ -719,7 +727,7 @@ mod tests {
         for (mark, want) in [(2, "a."), (3, "a,")] {
             let mut rows = one_hot(&[1, 0, mark], classes.len());
             rows[classes.len() + space] = 0.4;
-            assert_eq!(ctc_greedy(&rows, 3, &classes, &NO_INK).iter().map(|d| d.ch).collect::<String>(), want);
+            assert_eq!(ctc_greedy(&rows, 3, &classes, &no_ink()).iter().map(|d| d.ch).collect::<String>(), want);
         }
     }
 
