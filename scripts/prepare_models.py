@@ -325,6 +325,83 @@ def global_pool_by_rows(graph, node, shapes):
     ]
 
 
+# A real pixel is never grey 127.5, so it never scales to 0 in any channel (|v| >= 0.5/127.5);
+# scaled by this its channels' sum is at least 11.8, and clipped to 1 marks the window.
+WINDOW_MARK_GAIN = 1000.0
+
+# Kept under a window's share of a pooled map so an all-blank input pools to 0, not NaN: the
+# smallest window (32×32 in a 1248×1600 canvas) is 5e-4 of it, so the mean moves by 2e-4 at most.
+WINDOW_SHARE_FLOOR = 1e-7
+
+
+def window_reads(graph, node, shapes):
+    # A runtime with static shapes reads a detection window in the top-left of a larger
+    # canvas, blank (0) past it, where a runtime with dynamic shapes reads the window alone.
+    # Two kinds of operator would see past the window's edge: squeeze-excitation's global
+    # means average the blank area's features too and rescale every channel of the window
+    # (phototest's boxes moved by 3.7 px), and a convolution or pooling wider than a pixel at
+    # the window's right and bottom edges reads features there, not the zeros of its padding
+    # (2.3 px more). Each mean is taken over the window instead, mean(x · mask) / mean(mask),
+    # and each wide kernel reads x · mask, with the mask at x's stride: the window then
+    # computes what it does alone, to rounding.
+    (inp,) = [i for i in graph.g.input if i.name not in graph.consts]
+    x = node.input[0] if node.input else None
+    if node.op_type == "ReduceMean":
+        rank = len(shapes[x])
+        if rank != 4 or sorted(a % rank for a in attr(node, "axes", [])) != [2, 3] or not attr(node, "keepdims", 1):
+            return None
+        pooled = True
+    elif node.op_type == "GlobalAveragePool":
+        pooled = True
+    elif node.op_type in ("Conv", "MaxPool", "AveragePool") and x != inp.name:
+        kernel = attr(node, "kernel_shape") or list(graph.consts[node.input[1]].shape[2:])
+        if int(np.prod(kernel)) == 1:
+            return None
+        pooled = False
+    else:
+        return None
+    nodes = []
+    mask, share = window_mask(graph, shapes, inp.name, shapes[x][2:], nodes)
+    masked = graph.fresh("win_x")
+    nodes.append(helper.make_node("Mul", [x, mask], [masked]))
+    if not pooled:
+        node.input[0] = masked
+        return nodes + [node]
+    mean = graph.fresh("win_mean")
+    return nodes + [
+        helper.make_node("GlobalAveragePool", [masked], [mean]),
+        helper.make_node("Div", [mean, share], node.output),
+    ]
+
+
+def window_mask(graph, shapes, inp, size, nodes):
+    """The window's mask at a map of `size` (1 inside, 0 past it) and its share of the map,
+    made once per size from the graph's input; their nodes are appended to `nodes`."""
+    masks = graph.__dict__.setdefault("window_masks", {})
+    key = tuple(size)
+    if key in masks:
+        return masks[key]
+
+    def op(kind, inputs, **attrs):
+        out = graph.fresh("win")
+        nodes.append(helper.make_node(kind, inputs, [out], **attrs))
+        return out
+
+    _, channels, h, w = shapes[inp]
+    if "full" not in masks:
+        summed = op("Conv", [op("Abs", [inp]), graph.const("win_sum", np.ones((1, channels, 1, 1), np.float32))],
+                    kernel_shape=[1, 1], pads=[0, 0, 0, 0], strides=[1, 1])
+        gain = graph.const("win_gain", np.float32(WINDOW_MARK_GAIN))
+        masks["full"] = op("Clip", [op("Mul", [summed, gain]), graph.const("lo", np.float32(0)), graph.const("hi", np.float32(1))])
+    stride = h // size[0]
+    if stride * size[0] != h or stride * size[1] != w:
+        sys.exit(f"prepare: a pooled map of {size} is not the input {h}×{w} at one stride")
+    mask = masks["full"] if stride == 1 else op("MaxPool", [masks["full"]], kernel_shape=[stride, stride], strides=[stride, stride], pads=[0, 0, 0, 0])
+    share = op("Add", [op("GlobalAveragePool", [mask]), graph.const("floor", np.float32(WINDOW_SHARE_FLOOR))])
+    masks[key] = (mask, share)
+    return masks[key]
+
+
 ELEMENTWISE = ("Add", "Sub", "Mul", "Div")
 
 
@@ -633,13 +710,18 @@ def check(graph: Graph) -> onnx.ModelProto:
     return model
 
 
-def prepare(source: pathlib.Path, shape: list) -> onnx.ModelProto:
+# Models the pipeline reads a window of in a larger canvas (see window_reads). Recognition
+# pads a line to its width bucket on both runtimes alike, so its means stay whole.
+WINDOWED = {"det"}
+
+
+def prepare(source: pathlib.Path, shape: list, windowed: bool) -> onnx.ModelProto:
     graph = Graph(onnx.load(source))
     fix_input(graph, shape)
     drop_foreign_opsets(graph)
     fold_constants(graph)
     fold_batch_norms(graph)
-    for rewrite in REWRITES:
+    for rewrite in ([window_reads] if windowed else []) + REWRITES:
         replace(graph, rewrite)
     return check(graph)
 
@@ -689,7 +771,7 @@ def main() -> None:
         # The shapes share one weights file, so they are prepared together.
         if all(p.is_file() and p.stat().st_mtime >= newest_input for p in [weights, *targets]):
             continue
-        prepared = [prepare(source, shape) for shape in shapes]
+        prepared = [prepare(source, shape, model in WINDOWED) for shape in shapes]
         write(weights, share_weights(prepared, weights.name))
         for target, graph in zip(targets, prepared):
             write(target, graph.SerializeToString())
