@@ -305,6 +305,28 @@ pub fn finer_for_small_text(heights: &[f32], scale: f32, w: u32, h: u32, p: &Det
     (max_side > p.max_side).then(|| DetParams { max_side, ..p.clone() })
 }
 
+/// A page detection would enlarge at least this much (short side under `min_side` by this
+/// factor) is read at its own size first: the enlarged read costs the square of it, and the
+/// first read, where it fails, costs at most two thirds of that.
+const OWN_SIZE_FIRST_MIN_ENLARGEMENT: f32 = 1.25;
+
+/// Detection parameters that read a small w×h page at its own size, where `p` would enlarge
+/// it by `OWN_SIZE_FIRST_MIN_ENLARGEMENT` or more, or None. PaddleOCR's `min_side` serves
+/// small print in small images, but large print does not need it: phototest's 640×480 was
+/// read at 1.55 times its size, its lines 59 model pixels high where 18 read as well.
+pub fn own_size_first(w: u32, h: u32, p: &DetParams) -> Option<DetParams> {
+    let short = w.min(h);
+    (short > 0 && p.min_side as f32 >= short as f32 * OWN_SIZE_FIRST_MIN_ENLARGEMENT)
+        .then(|| DetParams { min_side: short, ..p.clone() })
+}
+
+/// Whether a read at `scale` (model pixels per image pixel) whose boxes are `heights` image
+/// pixels high saw enough boxes to size the print (`MIN_BOXES_FOR_SIZE`), and saw it no
+/// smaller than a first pass needs to stand (`SMALL_TEXT_HEIGHT`).
+pub fn print_reads_at(heights: &[f32], scale: f32) -> bool {
+    heights.len() >= MIN_BOXES_FOR_SIZE && docsift_layout::median(heights.to_vec()) * scale >= SMALL_TEXT_HEIGHT
+}
+
 /// Normalised input tensor of `area` resized to `size`. With a `canvas` (a runtime with
 /// static shapes) it goes in the canvas's top-left corner and the rest stays blank.
 pub fn image_to_input(
@@ -592,6 +614,24 @@ mod tests {
         // Body text, or too few boxes to tell, keep the first pass.
         assert!(finer_for_small_text(&[40.0; 40], 1600.0 / 2800.0, 2800, 1700, &p).is_none());
         assert!(finer_for_small_text(&small[..3], 1600.0 / 2800.0, 2800, 1700, &p).is_none());
+    }
+
+    #[test]
+    fn a_page_detection_would_enlarge_a_quarter_or_more_is_read_at_its_own_size_first() {
+        let p = DetParams::default();
+        // phototest (640×480) and a 320×240 thumbnail: their own size, in both dimensions.
+        for (w, h) in [(640, 480), (240, 320)] {
+            let own = own_size_first(w, h, &p).map(|o| input_size(w, h, &o));
+            assert_eq!(own, Some(((w as f32 / 32.0).round() as u32 * 32, (h as f32 / 32.0).round() as u32 * 32)));
+        }
+        // Enlarged less than a quarter (a 1280×720 screenshot), or not at all: as before.
+        for (w, h) in [(1280, 720), (600, 800), (2550, 3300)] {
+            assert!(own_size_first(w, h, &p).is_none(), "{w}×{h}");
+        }
+        // Its read stands where eight boxes or more show print DB reads well.
+        assert!(print_reads_at(&[30.0; 8], 1.0));
+        assert!(!print_reads_at(&[30.0; 7], 1.0));
+        assert!(!print_reads_at(&[30.0; 8], 0.5));
     }
 
     #[test]

@@ -250,13 +250,22 @@ impl Engine {
         Ok(det::band_quads_to_page(found, along_x))
     }
 
-    /// `detect` on a page read whole.
+    /// `detect` on a page read whole: a small page at its own size first, kept where its
+    /// print reads well so (`det::own_size_first`).
     async fn detect_page(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let Some(content) = det::content_bounds(img) else { return Ok(Vec::new()) };
+        let (w, h) = img.dimensions();
+        if let Some(own) = det::own_size_first(w, h, &self.det) {
+            let input = self.detection_input(img, content, &own);
+            let quads = self.detect_in(img, &input, &own).await?;
+            let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
+            if det::print_reads_at(&heights, input.scale()) {
+                return Ok(quads);
+            }
+        }
         let first = self.detection_input(img, content, &self.det);
         let quads = self.detect_in(img, &first, &self.det).await?;
         let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
-        let (w, h) = img.dimensions();
         let Some(finer) = det::finer_for_small_text(&heights, first.scale(), w, h, &self.det) else { return Ok(quads) };
         let input = self.detection_input(img, content, &finer);
         if input.scale() > first.scale() { self.detect_in(img, &input, &finer).await } else { Ok(quads) }
@@ -709,19 +718,24 @@ mod tests {
         }
     }
 
-    /// A w×h page of `rows` rows of six 16 px high words, and the widths over the heights of
+    /// A w×h page of `rows` rows of six words `word_h` px high, and the (width, height) of
     /// the detection inputs `Engine::detect` read it in.
-    fn detection_input_aspects(w: u32, h: u32, rows: u32) -> Result<Vec<f32>, OcrError> {
+    fn detection_inputs(w: u32, h: u32, rows: u32, word_h: u32) -> Result<Vec<(usize, usize)>, OcrError> {
         let runs = Calls::default();
         let engine = Engine::new(Box::new(InkDetector { runs: runs.clone() }), "a\n", Script::All);
         let (row, column) = (h / rows.max(1), w / 6);
         let img = RgbImage::from_fn(w, h, |x, y| {
-            let word = y % row >= 8 && y % row < 24 && y / row < rows && x % column >= 10 && x % column < column - 10;
+            let word =
+                (8..8 + word_h).contains(&(y % row)) && y / row < rows && x % column >= 10 && x % column < column - 10;
             image::Rgb(if word { [0; 3] } else { [255; 3] })
         });
         now(engine.detect(&img))?;
         let runs = runs.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        Ok(runs.iter().map(|(_, s)| s[3] as f32 / s[2] as f32).collect())
+        Ok(runs.iter().map(|(_, s)| (s[3], s[2])).collect())
+    }
+
+    fn detection_input_aspects(w: u32, h: u32, rows: u32) -> Result<Vec<f32>, OcrError> {
+        Ok(detection_inputs(w, h, rows, 16)?.iter().map(|&(w, h)| w as f32 / h as f32).collect())
     }
 
     #[test]
@@ -736,6 +750,21 @@ mod tests {
         // A page so wide that the finer pass would read it coarsely: bands at once.
         let wider = detection_input_aspects(6000, 900, 30)?;
         assert!(wider.first().is_some_and(|&a| a < 2.5), "{wider:?}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_small_page_whose_print_reads_at_its_own_size_is_not_enlarged() -> Result<(), OcrError> {
+        // 640×480 (detection would enlarge it 1.5 times) of 12 rows of 16 px words: once, as it is.
+        let large = detection_inputs(640, 480, 12, 16)?;
+        assert!(large.len() == 1 && large[0].0 <= 640 && large[0].1 <= 480, "{large:?}");
+        // Of 3 px words: too small at its own size, read again enlarged.
+        let small = detection_inputs(640, 480, 12, 3)?;
+        assert!(small.len() == 2 && small[1].0 > 640 && small[1].1 > 480, "{small:?}");
+        // One row of six words, too few boxes to size the print: enlarged too.
+        assert_eq!(detection_inputs(640, 480, 1, 16)?.len(), 2);
+        // A 1280×720 screenshot is enlarged too little to read twice.
+        assert_eq!(detection_inputs(1280, 720, 12, 16)?.len(), 1);
         Ok(())
     }
 
