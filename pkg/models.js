@@ -2,7 +2,7 @@
 // Cache API (offline on later visits). Nothing is fetched from anywhere else.
 
 /** Cache API bucket for model files; the version changes when the files do. */
-const MODEL_CACHE = 'docsift-models-v3';
+const MODEL_CACHE = 'docsift-models-v4';
 let opened = null;
 
 /** The bucket, once earlier versions' buckets are gone: their files are never read again. */

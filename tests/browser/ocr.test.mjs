@@ -274,7 +274,7 @@ test('model files cached by an earlier version are dropped, the current ones kep
   const page = await browser.newPage();
   await page.goto(plain.url + 'pkg/package.json');
   const buckets = await page.evaluate(async () => {
-    const stale = await caches.open('docsift-models-v2');
+    const stale = await caches.open('docsift-models-v3');
     await stale.put('/models/rec.onnx', new Response(new Uint8Array(1 << 20)));
     const { createDocsift } = await import('/pkg/index.js');
     const ds = await createDocsift({ threads: 1, models: '/models/' });
@@ -284,7 +284,7 @@ test('model files cached by an earlier version are dropped, the current ones kep
     return { names, kept };
   });
   await page.close();
-  assert.deepEqual(buckets.names, ['docsift-models-v3']);
+  assert.deepEqual(buckets.names, ['docsift-models-v4']);
   assert.deepEqual(buckets.kept.sort(), ['/models/cls.onnx', '/models/det.onnx', '/models/rec.onnx']);
 });
 
