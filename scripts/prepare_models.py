@@ -73,6 +73,8 @@ class Graph:
         self.g = model.graph
         self.consts = {t.name: numpy_helper.to_array(t) for t in self.g.initializer}
         self.counter = 0
+        # A detection window's masks and shares by map size (window_mask), made once each.
+        self.window_masks = {}
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -305,16 +307,20 @@ def slice_to_gather(graph, node, shapes):
     return take_axis(graph, node.input[0], shape, axis, range(lo, hi), node.output[0])
 
 
+def is_global_mean(node, shapes) -> bool:
+    """A GlobalAveragePool, or the ReduceMean over H and W (keeping them) that PP-OCRv6's
+    squeeze-excitation blocks write instead."""
+    if node.op_type == "ReduceMean":
+        rank = len(shapes[node.input[0]])
+        return rank == 4 and sorted(a % rank for a in attr(node, "axes", [])) == [2, 3] and bool(attr(node, "keepdims", 1))
+    return node.op_type == "GlobalAveragePool"
+
+
 def global_pool_by_rows(graph, node, shapes):
     # wonnx sums a whole feature map in one float32 run: over the 312×400 maps of the
     # detection head the mean drifts by 0.5. Averaging each row, then the row means, stays
     # exact (its ReduceMean over a middle axis is wrong, so both steps are AveragePools).
-    # PP-OCRv6's squeeze-excitation blocks write the same pooling as a ReduceMean over H and W.
-    if node.op_type == "ReduceMean":
-        rank = len(shapes[node.input[0]])
-        if rank != 4 or sorted(a % rank for a in attr(node, "axes", [])) != [2, 3] or not attr(node, "keepdims", 1):
-            return None
-    elif node.op_type != "GlobalAveragePool":
+    if not is_global_mean(node, shapes):
         return None
     n, c, h, w = shapes[node.input[0]]
     rows = graph.fresh("gap_rows")
@@ -330,7 +336,8 @@ def global_pool_by_rows(graph, node, shapes):
 WINDOW_MARK_GAIN = 1000.0
 
 # Kept under a window's share of a pooled map so an all-blank input pools to 0, not NaN: the
-# smallest window (32×32 in a 1248×1600 canvas) is 5e-4 of it, so the mean moves by 2e-4 at most.
+# smallest window (32×32 in a 1248×1600 canvas) is 5e-4 of it, so a mean moves by 2e-4 of
+# itself at most.
 WINDOW_SHARE_FLOOR = 1e-7
 
 
@@ -346,20 +353,13 @@ def window_reads(graph, node, shapes):
     # computes what it does alone, to rounding.
     (inp,) = [i for i in graph.g.input if i.name not in graph.consts]
     x = node.input[0] if node.input else None
-    if node.op_type == "ReduceMean":
-        rank = len(shapes[x])
-        if rank != 4 or sorted(a % rank for a in attr(node, "axes", [])) != [2, 3] or not attr(node, "keepdims", 1):
+    pooled = is_global_mean(node, shapes)
+    if not pooled:
+        if node.op_type not in ("Conv", "MaxPool", "AveragePool") or x == inp.name:
             return None
-        pooled = True
-    elif node.op_type == "GlobalAveragePool":
-        pooled = True
-    elif node.op_type in ("Conv", "MaxPool", "AveragePool") and x != inp.name:
         kernel = attr(node, "kernel_shape") or list(graph.consts[node.input[1]].shape[2:])
         if int(np.prod(kernel)) == 1:
             return None
-        pooled = False
-    else:
-        return None
     nodes = []
     mask, share = window_mask(graph, shapes, inp.name, shapes[x][2:], nodes)
     masked = graph.fresh("win_x")
@@ -377,7 +377,7 @@ def window_reads(graph, node, shapes):
 def window_mask(graph, shapes, inp, size, nodes):
     """The window's mask at a map of `size` (1 inside, 0 past it) and its share of the map,
     made once per size from the graph's input; their nodes are appended to `nodes`."""
-    masks = graph.__dict__.setdefault("window_masks", {})
+    masks = graph.window_masks
     key = tuple(size)
     if key in masks:
         return masks[key]
@@ -710,8 +710,9 @@ def check(graph: Graph) -> onnx.ModelProto:
     return model
 
 
-# Models the pipeline reads a window of in a larger canvas (see window_reads). Recognition
-# pads a line to its width bucket on both runtimes alike, so its means stay whole.
+# Models the pipeline reads a window of in a larger canvas (see window_reads). Not
+# recognition, though its lines are padded to the prepared widths: it reads the padding as
+# context (masked, scotus-transcript lost its spaced dash rule, read as marks on a wide blank).
 WINDOWED = {"det"}
 
 
