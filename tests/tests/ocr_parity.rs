@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use docsift_ocr::{
-    Backend, Engine, ModelKind, Script, Tensor, TractBackend, WonnxBackend, decode_image, now, page_bands,
+    Backend, Engine, ModelKind, RgbImage, Script, Tensor, TractBackend, WonnxBackend, decode_image, now, page_bands,
     rec_dictionary,
 };
 use docsift_tests::{corpus, max_abs_diff};
@@ -64,11 +64,16 @@ fn prepared_in_tract(dir: &Path, kind: ModelKind, shape: &[usize]) -> TractBacke
     TractBackend::new(&[(kind, &bytes)]).expect("tract loads the prepared file")
 }
 
+/// Tesseract's phototest, the page every check here reads.
+fn phototest(corpus: &Path) -> RgbImage {
+    decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
+        .expect("decodes")
+}
+
 /// A real page (tesseract's phototest) resized to the input shape, a band of it per image
 /// of the batch (`page_bands`).
 fn page_input(corpus: &Path, shape: &[usize]) -> Tensor {
-    let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
-        .expect("decodes");
+    let page = phototest(corpus);
     let shape: [usize; 4] = shape.try_into().expect("an N×C×H×W input");
     page_bands(&page, shape).expect("resizes")
 }
@@ -121,9 +126,7 @@ impl Backend for StaticDetection {
 
 /// phototest's lines (text and bounds, top to bottom) as `engine` reads them.
 fn phototest_lines(corpus: &Path, engine: &Engine) -> Vec<(String, [f32; 4])> {
-    let page = decode_image(&std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("image"))
-        .expect("decodes");
-    let mut lines: Vec<(String, [f32; 4])> = now(engine.read_lines(&page, &mut |_| true))
+    let mut lines: Vec<(String, [f32; 4])> = now(engine.read_lines(&phototest(corpus), &mut |_| true))
         .expect("reads")
         .into_iter()
         .map(|l| (l.text, l.quad.bounds()))
