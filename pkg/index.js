@@ -162,6 +162,22 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
       });
     },
     /**
+     * Gets OCR ready now rather than at the first page that needs it: loads the OCR module
+     * and the models (with `layout`, the layout model too) and reads a small made page with
+     * them, so that the pipeline's code is compiled before a user's page waits for it.
+     * Resolves to `{ engine }`: "tract" (CPU) or "wonnx" (WebGPU), as a page's `ocr.engine`.
+     * Requests sent meanwhile wait for it.
+     */
+    async prepareOcr({ layout, onProgress, signal } = {}) {
+      if (signal?.aborted) throw new DOMException('OCR preparation aborted', 'AbortError');
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject, onProgress });
+        signal?.addEventListener('abort', () => worker.postMessage({ type: 'abort', id }), { once: true });
+        post({ type: 'prepareOcr', id, options: { layout } }).catch(reject);
+      });
+    },
+    /**
      * The main content of a web page (HTML) or text file, in any encoding: resolves to the
      * docsift-html/1 object `{ title, byline, excerpt, siteName, lang, dir, publishedTime,
      * readerable, encoding, encodingSource, article, length, content, text, markdown }`.

@@ -1,6 +1,6 @@
 // The OCR worker: the OCR build (tract with SIMD; on a thread pool when the page is
 // cross-origin isolated) and its models, started by the docsift worker on the first image
-// or page that needs OCR. A worker of its own so that an abort stops a page mid-way in every
+// or page that needs OCR, or on prepareOcr (which also warms the build up). A worker of its own so that an abort stops a page mid-way in every
 // build (the docsift worker terminates this one and starts a fresh one when next needed),
 // and so that the text build keeps serving other documents while a page is read. Requests
 // come one at a time; progress and stage messages go straight up to the page.
@@ -16,6 +16,8 @@ let config = null;
 let loaded = null;
 /** The request being served, named in the stage messages of builds without shared memory. */
 let current = 0;
+/** The runtime the practice page ran on, once a `prepareOcr` has warmed the build up. */
+let warmedOn = null;
 
 /**
  * Seconds a GPU model call may take before the GPU worker is taken as gone and the CPU
@@ -223,8 +225,11 @@ self.onmessage = async ({ data: msg }) => {
   current = msg.id;
   try {
     let reply = { value: null, transfer: [] };
-    if (msg.op === 'load') await ocrModule(msg.id, msg.layout);
-    else if (msg.op === 'image') reply = await image(msg.id, msg.bytes, msg.layout, msg.pages);
+    if (msg.op === 'load') {
+      const ocr = await ocrModule(msg.id, msg.layout);
+      // The pipeline's code stays compiled in this worker, whatever models load later.
+      if (msg.warm) reply.value = { engine: (warmedOn ??= await ocr.warmOcr()) };
+    } else if (msg.op === 'image') reply = await image(msg.id, msg.bytes, msg.layout, msg.pages);
     else if (msg.op === 'pages') reply = await pages(msg.id, msg);
     self.postMessage({ type: 'result', id: msg.id, value: reply.value }, reply.transfer);
   } catch (e) {

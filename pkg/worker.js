@@ -312,6 +312,9 @@ self.onmessage = async (event) => {
       self.postMessage({ type: 'result', id: msg.id, doc: result }, [result.index.buffer]);
     } else if (msg.type === 'extractHtml') {
       self.postMessage({ type: 'result', id: msg.id, doc: wasm.extractHtml(new Uint8Array(msg.bytes), msg.options?.url ?? undefined) });
+    } else if (msg.type === 'prepareOcr') {
+      const ready = await ocrCall(msg.id, { op: 'load', layout: Boolean(msg.options?.layout), warm: true });
+      self.postMessage({ type: 'result', id: msg.id, doc: ready });
     } else if (msg.type === 'extract') {
       const doc = await extract(msg.id, msg.bytes, msg.options || {});
       // Typed arrays move to the main thread without a copy.
@@ -326,6 +329,6 @@ self.onmessage = async (event) => {
     }
     self.postMessage({ type: msg.type === 'init' ? 'init-error' : 'error', id: msg.id, error: errorShape(e) });
   } finally {
-    if (msg.type === 'extract' || msg.type === 'dedup') aborted.delete(msg.id);
+    if (msg.type === 'extract' || msg.type === 'dedup' || msg.type === 'prepareOcr') aborted.delete(msg.id);
   }
 };

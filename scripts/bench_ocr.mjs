@@ -5,7 +5,8 @@
 // with ground truth, and born-digital pages rendered by `docsift render` whose own text
 // layer is the truth. CER and word F1 after whitespace normalisation. Times are the best of
 // `repeat` reads after a warm-up, and (wasm and tesseract.js) a first read: a fresh process
-// from nothing loaded to the text (scripts/first_read.mjs). Usage:
+// from nothing loaded to the text (scripts/first_read.mjs); and a first page after OCR was
+// made ready (docsift's prepareOcr, tesseract.js's createWorker), with what that took. Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
 //   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1] [--script all|latin]
 // (`--script latin`: docsift reads Latin script only, as tesseract.js's eng does.)
@@ -58,7 +59,7 @@ const best = async (read) => {
 };
 
 const firstRead = (engine, img) =>
-  JSON.parse(execFileSync(process.execPath, [...process.execArgv, join(ROOT, 'scripts', 'first_read.mjs'), engine, img, script]).toString()).secs;
+  JSON.parse(execFileSync(process.execPath, [...process.execArgv, join(ROOT, 'scripts', 'first_read.mjs'), engine, img, script]).toString());
 
 const worker = await createWorker('eng', 1, { langPath, cachePath: tmp, gzip: true });
 const rows = [];
@@ -70,17 +71,19 @@ for (const [name, img, truth] of pages) {
   const w = await best(() => wasmRead(bytes));
   const t = await best(async () => (await worker.recognize(bytes)).data.text);
   if (w.text.trim() !== dsText.trim()) console.error(`${name}: the wasm build reads differently from the CLI`);
-  const [wasmFirst, tFirst] = ['docsift', 'tesseract'].map((engine) => firstRead(engine, img));
-  rows.push({ name, dsSecs, wasmSecs: w.secs, tSecs: t.secs, wasmFirst, tFirst, dsCer: cer(dsText, truth), tCer: cer(t.text, truth), dsF1: f1(dsText, truth), tF1: f1(t.text, truth) });
+  const [cold, prepared, tess] = ['docsift', 'docsift-prepared', 'tesseract'].map((engine) => firstRead(engine, img));
+  rows.push({ name, dsSecs, wasmSecs: w.secs, tSecs: t.secs, wasmFirst: cold.secs, tFirst: tess.secs,
+    wasmReady: prepared.ready, wasmReadyFirst: prepared.page, tReady: tess.ready, tReadyFirst: tess.page, dsCer: cer(dsText, truth), tCer: cer(t.text, truth), dsF1: f1(dsText, truth), tF1: f1(t.text, truth) });
 }
 await worker.terminate();
 rmSync(tmp, { recursive: true, force: true });
 
 const fmt = (v, d = 3) => v.toFixed(d);
 console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); script ${script}; tesseract.js: one worker; best of ${repeat}`);
-console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\twasm first s\ttesseract.js first s\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
+console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\twasm first s\ttesseract.js first s\twasm prepare s\twasm first after s\ttesseract.js create s\ttesseract.js first after s\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
 const line = (name, r, n) =>
-  console.log(`${name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.wasmSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.tSecs / r.wasmSecs, 2)}\t${fmt(r.wasmFirst, 2)}\t${fmt(r.tFirst, 2)}\t${fmt(r.dsCer / n)}\t${fmt(r.tCer / n)}\t${fmt(r.dsF1 / n)}\t${fmt(r.tF1 / n)}`);
+  console.log(`${name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.wasmSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.tSecs / r.wasmSecs, 2)}\t${fmt(r.wasmFirst, 2)}\t${fmt(r.tFirst, 2)}\t${fmt(r.wasmReady, 2)}\t${fmt(r.wasmReadyFirst, 2)}\t${fmt(r.tReady, 2)}\t${fmt(r.tReadyFirst, 2)}\t${fmt(r.dsCer / n)}\t${fmt(r.tCer / n)}\t${fmt(r.dsF1 / n)}\t${fmt(r.tF1 / n)}`);
 for (const r of rows) line(r.name, r, 1);
-const total = Object.fromEntries(['dsSecs', 'wasmSecs', 'tSecs', 'wasmFirst', 'tFirst', 'dsCer', 'tCer', 'dsF1', 'tF1'].map((k) => [k, rows.reduce((a, r) => a + r[k], 0)]));
+const summed = ['dsSecs', 'wasmSecs', 'tSecs', 'wasmFirst', 'tFirst', 'wasmReady', 'wasmReadyFirst', 'tReady', 'tReadyFirst', 'dsCer', 'tCer', 'dsF1', 'tF1'];
+const total = Object.fromEntries(summed.map((k) => [k, rows.reduce((a, r) => a + r[k], 0)]));
 line('TOTAL (CER, F1: mean)', total, rows.length);

@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const MODELS = process.env.DOCSIFT_MODELS || join(process.env.HOME, '.cache', 'docsift-tools', 'models');
 
-/** Loads the build and the models reading `script`; `read(bytes)` gives an image's text. */
+/**
+ * Loads the build and the models reading `script`; `read(bytes)` gives an image's text,
+ * `prepare()` warms the build up as the browser's prepareOcr does.
+ */
 export async function wasmOcr(script) {
   const { ocrBuilds } = await import(join(ROOT, 'pkg', 'builds.js'));
   const build = ocrBuilds(false)[0];
@@ -16,5 +19,5 @@ export async function wasmOcr(script) {
   const { decodePage } = await import(join(ROOT, 'pkg', 'decode.js'));
   await wasm.default({ module_or_path: readFileSync(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm_bg.wasm')) });
   wasm.setOcrModels(...['det', 'rec', 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))), undefined, undefined, script);
-  return { build, read: async (bytes) => decodePage((await wasm.extractImage(bytes)).page).text };
+  return { build, prepare: () => wasm.warmOcr(), read: async (bytes) => decodePage((await wasm.extractImage(bytes)).page).text };
 }

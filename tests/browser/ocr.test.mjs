@@ -249,6 +249,52 @@ test('script: "latin" reads an image as the CLI\'s --script latin does, and an u
   await assert.rejects(inBrowser(path, {}, plain, false, { script: 'klingon' }), /unknown OCR script "klingon"/);
 });
 
+// Both builds: OCR readied ahead of a page, as tesseract.js's createWorker is. The seconds
+// are printed, not asserted (the machines are shared): bench_ocr.mjs compares them.
+for (const [on, build] of [[() => plain, 'ocr-relaxed'], [() => server, 'ocr-threaded-relaxed']]) {
+  test(`prepareOcr loads the models and warms the ${build} build up, and the first page then reads as the CLI reads it without loading them again; a preparation aborted while loading leaves the next read whole`, { timeout: 600_000 }, async () => {
+    const path = 'ocr/tesseract-test/testing/phototest.tif';
+    const page = await browser.newPage();
+    await page.goto(on().url + 'pkg/package.json');
+    const got = await page.evaluate(async (path) => {
+      const { createDocsift } = await import('/pkg/index.js');
+      const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
+      const ds = await createDocsift({ threads: 2, models: '/models/' });
+      const controller = new AbortController();
+      const abortedAs = await ds.prepareOcr({ signal: controller.signal, onProgress: () => controller.abort() })
+        .then((r) => `resolved ${JSON.stringify(r)}`, (e) => e.name);
+      let started = performance.now();
+      const afterAbort = (await ds.extract(bytes.slice(0))).pages[0].text;
+      const unpreparedSecs = (performance.now() - started) / 1000;
+      ds.terminate();
+
+      const fresh = await createDocsift({ threads: 2, models: '/models/' });
+      const preparing = new Set();
+      started = performance.now();
+      const ready = await fresh.prepareOcr({ onProgress: (p) => preparing.add(p.stage) });
+      const prepareSecs = (performance.now() - started) / 1000;
+      const reading = new Set();
+      started = performance.now();
+      const doc = await fresh.extract(bytes, { onProgress: (p) => reading.add(p.stage) });
+      const firstSecs = (performance.now() - started) / 1000;
+      const again = await fresh.prepareOcr();
+      return {
+        abortedAs, afterAbort, ready, again, unpreparedSecs, prepareSecs, firstSecs, preparing: [...preparing], reading: [...reading],
+        pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })),
+      };
+    }, path);
+    await page.close();
+    console.log(`# ${path}, ${build} build: a first page without preparation ${got.unpreparedSecs.toFixed(2)} s; prepareOcr ${got.prepareSecs.toFixed(2)} s, then the first page ${got.firstSecs.toFixed(2)} s`);
+    assert.equal(got.abortedAs, 'AbortError');
+    assert.equal(got.afterAbort, native(path).pages[0].text);
+    assert.deepEqual(got.ready, { engine: 'tract' });
+    assert.deepEqual(got.again, { engine: 'tract' }, 'a second preparation answers at once');
+    assert.deepEqual(got.preparing, ['loading-models']);
+    assert.deepEqual(got.reading, ['ocr'], 'the models were not loaded again');
+    assertSameReading(got, native(path), path);
+  });
+}
+
 test('ocr: "off" leaves a scan unread', { timeout: 120_000 }, async () => {
   const got = await inBrowser('ocr/ocrmypdf/tests/resources/ccitt.pdf', { ocr: 'off' });
   assert.equal(got.pages[0].ocr, undefined);

@@ -568,6 +568,60 @@ fn an_engine_whose_model_calls_answer_later_reads_as_one_answering_at_once() {
     assert_eq!(polls, calls + 1, "each call was awaited");
 }
 
+/// Warming up (`OcrModels::warm_up`, the browser's `prepareOcr`) reads the made practice
+/// page through each pipeline model: one detection read sizes its print, its words are
+/// turned the right way and read at several widths. It tells no step: no user's page is
+/// being read.
+#[test]
+fn warming_up_runs_each_pipeline_model_on_the_practice_page_and_reports_no_step() {
+    use std::sync::Mutex;
+
+    use docsift_ocr::{Backend, Engine, ModelKind, OcrError, Script, Tensor, TractBackend};
+
+    /// Each model run: the model and its input's width.
+    type Runs = Arc<Mutex<Vec<(ModelKind, usize)>>>;
+    struct Counting {
+        cpu: TractBackend,
+        runs: Runs,
+    }
+    impl Backend for Counting {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            self.cpu.has(model)
+        }
+        fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            let width = input.shape.last().copied().unwrap_or_default();
+            self.runs.lock().unwrap_or_else(|p| p.into_inner()).push((model, width));
+            self.cpu.run(model, input)
+        }
+    }
+
+    let Some(dir) = models() else { return };
+    let files = pipeline_model_files(&dir);
+    let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    let (cpu, dictionary) = docsift_ocr::cpu_backend(&refs, Script::All).expect("models");
+    let runs = Arc::new(Mutex::new(Vec::new()));
+    let engine = Engine::new(Box::new(Counting { cpu, runs: runs.clone() }), &dictionary, Script::All);
+    let steps = Arc::new(Mutex::new(Vec::new()));
+    let heard = steps.clone();
+    let models =
+        docsift::OcrModels::loaded(engine).with_steps(move |s| heard.lock().unwrap_or_else(|p| p.into_inner()).push(s));
+    let ran_on = docsift_ocr::poll_once(models.warm_up()).expect("the CPU answers at once").expect("warms up");
+    assert_eq!(ran_on, "counting");
+
+    let runs = runs.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let of = |kind| runs.iter().filter(|(k, _)| *k == kind).map(|&(_, width)| width).collect::<Vec<_>>();
+    assert_eq!(of(ModelKind::Detection).len(), 1, "{runs:?}");
+    assert!(!of(ModelKind::Orientation).is_empty(), "{runs:?}");
+    let mut widths = of(ModelKind::Recognition);
+    widths.sort_unstable();
+    widths.dedup();
+    assert!(widths.len() >= 2, "recognition at one width: {runs:?}");
+    assert!(steps.lock().unwrap_or_else(|p| p.into_inner()).is_empty());
+}
+
 /// Detection reads portrait pages through its graph turned about the diagonal (faster in
 /// tract): the probability map must be the one the graph as given computes.
 #[test]

@@ -199,6 +199,18 @@ impl OcrModels {
     pub fn engine(&self) -> Result<Arc<Engine>, Error> {
         self.engine.get_or_init(|| (self.load)().map(prepared_beside)).clone()
     }
+
+    /// Loads the models and reads a made page (`docsift_ocr::practice_page`) through every
+    /// stage, as a page is read but reporting no steps, so that the runtime's code is
+    /// compiled and the models planned before a user's first page: in wasm that saves the
+    /// page about 0.6 s (V8 compiles the pipeline in tiers as it first runs; see README).
+    /// Gives the runtime the models ran on (`Engine::backend_name`: a GPU that failed has
+    /// left them on the CPU).
+    pub async fn warm_up(&self) -> Result<&'static str, Error> {
+        let engine = self.engine()?;
+        read_lines(&engine, &docsift_ocr::practice_page(), &|| true, &|_| {}).await?;
+        Ok(engine.backend_name())
+    }
 }
 
 /// A loaded engine, its line models readied on the pool while the first page is detected

@@ -280,12 +280,12 @@ fn one_text(a: &Quad, before: Band, b: &Quad, band: Band, along_x: bool) -> Opti
 
 /// Text lines whose detected boxes are shorter than this (model pixels, median over the
 /// page) are small print that DB merges across tight rows (7pt table figures land at ~14).
-const SMALL_TEXT_HEIGHT: f32 = 18.0;
+pub(crate) const SMALL_TEXT_HEIGHT: f32 = 18.0;
 /// ... and are detected again scaled so that the median box reaches this height (body text
 /// of the scans DB reads well measures 20–25).
 const TARGET_TEXT_HEIGHT: f32 = 24.0;
 /// Fewer boxes than this say nothing about a page's print size.
-const MIN_BOXES_FOR_SIZE: usize = 8;
+pub(crate) const MIN_BOXES_FOR_SIZE: usize = 8;
 /// The finer pass never asks for a longer input side than this: it bounds time and memory.
 const SMALL_TEXT_MAX_SIDE: u32 = 3200;
 

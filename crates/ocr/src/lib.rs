@@ -11,6 +11,7 @@ mod jpeg2000;
 mod layout;
 mod marks;
 mod page;
+mod practice;
 mod raster;
 mod rec;
 mod rewrite;
@@ -29,6 +30,7 @@ pub use geometry::Quad;
 pub use jpeg2000::{Jpeg2000Header, MAX_JPEG2000_TILES, jpeg2000_header};
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
+pub use practice::practice_page;
 pub use raster::{
     DecodedPage, ImageFile, MAX_PAGE_PIXELS, PdfRenderer, RenderedPage, decode_image, encode_png, resized,
 };

@@ -53,6 +53,16 @@ pub fn set_ocr_models(
     Ok(())
 }
 
+/// Reads a made page with the loaded models, so that the first real page finds the
+/// pipeline's code compiled (`OcrModels::warm_up`); gives the runtime the models ran on
+/// ("tract" or "wonnx", as a page's `ocr.engine`). A promise: the model calls may wait for
+/// the GPU worker.
+#[wasm_bindgen(js_name = warmOcr)]
+pub async fn warm_ocr() -> Result<String, JsValue> {
+    let models = models().ok_or_else(|| to_js_error(Error::new(ErrorKind::Model, "no OCR models are loaded")))?;
+    models.warm_up().await.map(str::to_owned).map_err(to_js_error)
+}
+
 #[cfg(target_arch = "wasm32")]
 fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String], script: Script) -> Result<OcrEngine, OcrError> {
     let (cpu, dictionary) = cpu_backend(files, script)?;
