@@ -4,7 +4,9 @@
 // loading is excluded (one warm-up read each); best of --repeat. The warm-up is timed too,
 // from the engine's creation to the first page's text: what opening one scan costs; and so
 // is that first read on a return visit (a second page of the same browser profile, where
-// Chromium keeps the code V8 compiled for each wasm build and the models are cached). With
+// Chromium keeps the code V8 compiled for each wasm build and the models are cached), and
+// on that visit, OCR made ready before the page (docsift's prepareOcr, tesseract.js's
+// createWorker: the seconds it takes, then the first page's). With
 // --threads N > 1 the page is cross-origin isolated and docsift runs its threaded OCR build
 // on a pool of N (tesseract.js reads a page on one thread whatever its worker count). --plain-simd keeps
 // docsift off the relaxed SIMD builds (as in engines without it). Usage:
@@ -111,7 +113,23 @@ const returned = await revisit.evaluate(async ({ path, threads, script, tessOpti
   await tess.recognize(new Blob([bytes]));
   const tSecs = (performance.now() - t) / 1000;
   await tess.terminate();
-  return { d, t: tSecs };
+  const readyThenPage = async (make, read) => {
+    const started = performance.now();
+    const engine = await make();
+    const ready = performance.now();
+    await read(engine);
+    return { engine, ready: (ready - started) / 1000, page: (performance.now() - ready) / 1000 };
+  };
+  const dsReady = await readyThenPage(async () => {
+    const prepared = await createDocsift({ threads, models: '/models/', script });
+    await prepared.prepareOcr();
+    return prepared;
+  }, (prepared) => prepared.extract(bytes.slice(0)));
+  dsReady.engine.terminate();
+  const tReady = await readyThenPage(() => Tesseract.createWorker('eng', 1, tessOptions), (w) => w.recognize(new Blob([bytes])));
+  await tReady.engine.terminate();
+  const times = ({ ready, page }) => ({ ready, page });
+  return { d, t: tSecs, dReady: times(dsReady), tReady: times(tReady) };
 }, { path: pages[0][1], threads, script, tessOptions: TESS_OPTIONS });
 await context.close();
 rmSync(profile, { recursive: true, force: true });
@@ -130,3 +148,5 @@ for (const [i, r] of results.entries()) {
 console.log(`TOTAL\t${sd.toFixed(2)}\t${st.toFixed(2)}\tdocsift/tesseract time ${(sd / st).toFixed(2)}`);
 console.log(`first read (engine start and ${first.name}): docsift ${first.d.toFixed(2)} s, tesseract.js ${first.t.toFixed(2)} s`);
 console.log(`first read on a return visit: docsift ${returned.d.toFixed(2)} s, tesseract.js ${returned.t.toFixed(2)} s`);
+const readied = ({ ready, page }) => `${ready.toFixed(2)} s, then the page ${page.toFixed(2)} s`;
+console.log(`on that visit, OCR made ready first: docsift (createDocsift and prepareOcr) ${readied(returned.dReady)}; tesseract.js (createWorker) ${readied(returned.tReady)}`);

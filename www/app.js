@@ -263,6 +263,24 @@ async function process(file, password) {
   }
 }
 
+// With layout regions ticked every page needs the OCR module and the layout model: they
+// get ready while a file is chosen, not when its first page waits for them.
+const layoutBox = document.getElementById('layout');
+const ocrState = document.getElementById('ocr-state');
+layoutBox.addEventListener('change', async () => {
+  if (!layoutBox.checked || ocrState.dataset.state) return;
+  ocrState.dataset.state = 'loading';
+  ocrState.textContent = '(getting the layout model ready…)';
+  try {
+    const { engine: runtime } = await ds.prepareOcr({ layout: true });
+    ocrState.dataset.state = 'ready';
+    ocrState.textContent = `(layout model ready, on the ${runtime === 'wonnx' ? 'GPU' : 'CPU'})`;
+  } catch (e) {
+    delete ocrState.dataset.state;
+    ocrState.textContent = `(layout model unavailable: ${e.message})`;
+  }
+});
+
 const input = document.getElementById('files');
 input.addEventListener('change', () => [...input.files].forEach((f) => process(f)));
 const drop = document.getElementById('drop');

@@ -292,8 +292,11 @@ describe('the page', () => {
     assert.ok((await page.textContent(`${web} .article pre`)).length > 500);
     const [mdDownload] = await Promise.all([page.waitForEvent('download'), page.click(`${web} button.md`)]);
     assert.match(readFileSync(await mdDownload.path(), 'utf8'), /\S{20}/);
-    // With "layout regions" ticked, the layout model's blocks are drawn over the page.
+    // With "layout regions" ticked, the OCR module and the layout model get ready at once,
+    // and the layout model's blocks are drawn over the page.
     await page.check('#layout');
+    await page.waitForSelector('#ocr-state[data-state="ready"]', { timeout: 120_000 });
+    assert.equal(await page.textContent('#ocr-state'), '(layout model ready, on the CPU)');
     await page.setInputFiles('#files', [{ name: 'with-layout.pdf', mimeType: 'application/pdf', buffer: pdfBytes }]);
     await page.waitForSelector('[data-file="with-layout.pdf"][data-state="done"]', { timeout: 120_000 });
     assert.ok((await page.locator('[data-file="with-layout.pdf"] .page svg rect.block').count()) > 0, 'layout blocks drawn');
