@@ -1,6 +1,8 @@
 // Seconds per page and accuracy of OCR in headless Chromium: docsift's OCR build (tract,
 // wasm SIMD, in the docsift worker) side by side with tesseract.js 7 (eng best_int, in its
-// own worker), both served from the same local origin, on the same corpus images. Model
+// own worker), both served from the same local origin, on the same pages as bench_ocr.mjs
+// (the corpus scans, and born-digital pages rendered by `docsift render`, whose own text is
+// the truth). Model
 // loading is excluded (one warm-up read each); best of --repeat. The warm-up is timed too,
 // from the engine's creation to the first page's text: what opening one scan costs; and so
 // is that first read on a return visit (a second page of the same browser profile, where
@@ -12,6 +14,7 @@
 // docsift off the relaxed SIMD builds (as in engines without it). Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
 //   node scripts/bench_ocr_browser.mjs [--repeat 2] [--threads 1] [--plain-simd] [--script all|latin]
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -32,17 +35,28 @@ const dir = (pkg) => dirname(require.resolve(`${pkg}/package.json`));
 /** tesseract.js's worker, core and eng data, as the server mounts them below. */
 const TESS_OPTIONS = { workerPath: '/tess/worker.min.js', corePath: '/tess-core/', langPath: '/tess-lang', gzip: true, workerBlobURL: false };
 
+const TARGET = process.env.CARGO_TARGET_DIR || join(process.env.HOME, '.cache', 'docsift', 'target');
+const ds = (args) => execFileSync(join(TARGET, 'release', 'docsift'), args, { maxBuffer: 1 << 28 }).toString();
+const made = mkdtempSync(join(tmpdir(), 'docsift-bench-pages-'));
+
+// [name, URL path, truth text]
 const pages = [
-  ['phototest.tif', 'ocr/tesseract-test/testing/phototest.tif', 'ocr/tesseract-test/testing/phototest.gold.txt'],
-  ['linn.png (300 dpi)', 'ocr/ocrmypdf/tests/resources/linn.png', 'ocr/ocrmypdf/tests/resources/linn.txt'],
-  ['8071_093.3B.tif (UNLV)', 'ocr/tesseract-test/testing/8071_093.3B.tif', 'ocr/tesseract-test/testing/8071_093.3B.txt'],
-];
+  ['phototest.tif', 'corpus/ocr/tesseract-test/testing/phototest.tif', 'ocr/tesseract-test/testing/phototest.gold.txt'],
+  ['linn.png (300 dpi)', 'corpus/ocr/ocrmypdf/tests/resources/linn.png', 'ocr/ocrmypdf/tests/resources/linn.txt'],
+  ['8071_093.3B.tif (UNLV)', 'corpus/ocr/tesseract-test/testing/8071_093.3B.tif', 'ocr/tesseract-test/testing/8071_093.3B.txt'],
+].map(([n, path, truth]) => [n, path, readFileSync(join(CORPUS, truth), 'utf8')]);
+for (const [name, pdf] of [['tracemonkey p1', 'pdfjs/test/pdfs/tracemonkey.pdf'], ['scotus-transcript p1', 'pdfplumber/tests/pdfs/scotus-transcript-p1.pdf']]) {
+  const file = name.replace(/\W+/g, '_') + '.png';
+  ds(['render', join(CORPUS, pdf), '--page', '1', '--dpi', '150', '-o', join(made, file)]);
+  pages.push([`${name} (150 dpi)`, `made/${file}`, ds(['extract', join(CORPUS, pdf), '--pages', '1', '--ocr', 'off'])]);
+}
 
 const server = await serve({
   port: 0,
   isolate: threads > 1,
   mounts: {
     '/corpus/': CORPUS,
+    '/made/': made,
     '/tess/': join(dir('tesseract.js'), 'dist'),
     '/tess-core/': dir('tesseract.js-core'),
     '/tess-lang/': join(dir('@tesseract.js-data/eng'), '4.0.0_best_int'),
@@ -80,7 +94,7 @@ const { out: results, first } = await page.evaluate(async ({ pages, repeat, thre
   const out = [];
   let warm = false;
   for (const [name, path] of pages) {
-    const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
+    const bytes = await (await fetch('/' + path)).arrayBuffer();
     if (!warm) {
       const [, d] = await timed(() => ds.extract(bytes.slice(0)));
       const [, t] = await timed(() => tess.recognize(new Blob([bytes])));
@@ -102,7 +116,7 @@ await revisit.goto(server.url + 'pkg/package.json');
 const returned = await revisit.evaluate(async ({ path, threads, script, tessOptions }) => {
   const { createDocsift } = await import('/pkg/index.js');
   const { default: Tesseract } = await import('/tess/tesseract.esm.min.js');
-  const bytes = await (await fetch('/corpus/' + path)).arrayBuffer();
+  const bytes = await (await fetch('/' + path)).arrayBuffer();
   let t = performance.now();
   const ds = await createDocsift({ threads, models: '/models/', script });
   await ds.extract(bytes.slice(0));
@@ -133,6 +147,7 @@ const returned = await revisit.evaluate(async ({ path, threads, script, tessOpti
 }, { path: pages[0][1], threads, script, tessOptions: TESS_OPTIONS });
 await context.close();
 rmSync(profile, { recursive: true, force: true });
+rmSync(made, { recursive: true, force: true });
 await server.close();
 
 builds.delete(undefined);
@@ -140,7 +155,7 @@ console.log(`headless Chromium, docsift's ${[...builds].join(', ')} build on ${t
 console.log('page\tdocsift s\ttesseract.js s\tdocsift CER\ttesseract CER');
 let sd = 0, st = 0;
 for (const [i, r] of results.entries()) {
-  const truth = readFileSync(join(CORPUS, pages[i][2]), 'utf8');
+  const truth = pages[i][2];
   sd += r.d.secs;
   st += r.t.secs;
   console.log(`${r.name}\t${r.d.secs.toFixed(2)}\t${r.t.secs.toFixed(2)}\t${cer(r.d.text, truth).toFixed(3)}\t${cer(r.t.text, truth).toFixed(3)}`);
