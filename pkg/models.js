@@ -20,7 +20,7 @@ export async function fetchModel(url) {
   let response = cache ? await cache.match(url) : undefined;
   if (!response) {
     response = await fetch(url);
-    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    if (!response.ok) throw { name: 'DocsiftError', code: 'model', message: `${url}: HTTP ${response.status}` };
     if (cache) await cache.put(url, response.clone());
   }
   return new Uint8Array(await response.arrayBuffer());

@@ -301,7 +301,7 @@ test('ocr: "off" leaves a scan unread', { timeout: 120_000 }, async () => {
   assert.ok(!got.stages.includes('ocr'));
 });
 
-test('without reachable models a scan keeps its native text with a warning', { timeout: 120_000 }, async () => {
+test('without reachable models a scan keeps its native text with a warning, and prepareOcr fails with a model error', { timeout: 120_000 }, async () => {
   const page = await browser.newPage();
   await page.goto(server.url + 'pkg/package.json');
   const doc = await page.evaluate(async () => {
@@ -309,11 +309,15 @@ test('without reachable models a scan keeps its native text with a warning', { t
     const ds = await createDocsift({ threads: 1, models: '/no-models-here/' });
     const bytes = await (await fetch('/corpus/ocr/ocrmypdf/tests/resources/ccitt.pdf')).arrayBuffer();
     const d = await ds.extract(bytes);
-    return { ocr: d.pages[0].ocr, warnings: d.pages[0].warnings };
+    const prepared = await ds.prepareOcr().then(() => null, (e) => ({ name: e.name, code: e.code, message: e.message }));
+    return { ocr: d.pages[0].ocr, warnings: d.pages[0].warnings, prepared };
   });
   await page.close();
   assert.equal(doc.ocr, undefined);
   assert.ok(doc.warnings?.some((w) => w.message.startsWith('not read by OCR')), JSON.stringify(doc.warnings));
+  assert.equal(doc.prepared?.name, 'DocsiftError', JSON.stringify(doc.prepared));
+  assert.equal(doc.prepared.code, 'model');
+  assert.match(doc.prepared.message, /\/no-models-here\/\w+\.onnx: HTTP 404/);
 });
 
 test('model files cached by an earlier version are dropped, the current ones kept', { timeout: 300_000 }, async () => {
