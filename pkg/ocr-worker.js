@@ -193,19 +193,21 @@ self.addEventListener('error', (event) => {
 });
 
 /**
- * The pages at `indices` of a PDF, read by OCR (or, with layout, given layout regions), each
- * posted as it is read: a trap on a later page, or this worker's end, keeps it.
+ * The pages at `indices` of a PDF, read by OCR (or, with layout, given layout regions),
+ * `together` at a time (side by side on the threaded build's pool), each posted once read:
+ * a trap on a later page, or this worker's end, keeps it.
  */
-async function pages(id, { bytes, password, mode, layout, indices }) {
+async function pages(id, { bytes, password, mode, layout, together = 1, indices }) {
   const ocr = await ocrModule(id, layout);
   const doc = new ocr.Doc(new Uint8Array(bytes), password ?? undefined, mode, layout);
   let done = 0;
   try {
-    for (const index of indices) {
+    while (done < indices.length) {
       self.postMessage({ type: 'progress', id, stage: 'ocr', done, total: indices.length });
-      const page = (await doc.extractPages(Uint32Array.of(index)))[0];
-      self.postMessage({ type: 'page', id, page }, transferables(page));
-      done += 1;
+      for (const page of await doc.extractPages(Uint32Array.from(indices.slice(done, done + together)))) {
+        self.postMessage({ type: 'page', id, page }, transferables(page));
+        done += 1;
+      }
     }
   } catch (e) {
     // A trapped instance is not called again, not even to free.

@@ -250,6 +250,7 @@ fn ocr_models(args: ModelArgs) -> docsift::OcrModels {
 fn ocr_step(step: docsift::OcrStep) -> String {
     match step {
         docsift::OcrStep::Rendering => "OCR: rendering".into(),
+        docsift::OcrStep::Rendered => "OCR: rendered".into(),
         docsift::OcrStep::Detection => "OCR: detection".into(),
         docsift::OcrStep::Orientation { done, total } => format!("OCR: orientation {done}/{total}"),
         docsift::OcrStep::Recognition { done, total } => format!("OCR: recognition {done}/{total}"),

@@ -336,6 +336,7 @@ impl PdfOcr {
             Ok(r) => r.render(index, render_dpi(page)).map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         };
+        models.step(Step::Rendered);
         let rendered = match rendered {
             Ok(r) => r,
             Err(e) => {

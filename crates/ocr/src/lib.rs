@@ -62,10 +62,12 @@ pub enum OcrError {
 }
 
 /// Where the pipeline is, reported between model calls (`Rendering`: a PDF page being
-/// rendered for the models); the callback returns false to cancel.
+/// rendered for the models, until its `Rendered`, whether it could be or not: pages rendered
+/// side by side pair their two by count); the callback returns false to cancel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     Rendering,
+    Rendered,
     Detection,
     Orientation { done: usize, total: usize },
     Recognition { done: usize, total: usize },

@@ -76,10 +76,11 @@ fn on_gpu(_: &[(ModelKind, &[u8])], _: &[String], _: Script) -> Result<OcrEngine
 }
 
 /// The page's OCR stage: [1 detection | 2 orientation | 3 recognition | 4 layout |
-/// 5 rendering, calls done, calls in all]. The main thread of an isolated page reads it while
-/// a page is being read (`stepWords`), for progress inside the page, and the docsift worker to
-/// end a render that takes too long.
-static STEP: [AtomicI32; 3] = [const { AtomicI32::new(0) }; 3];
+/// 5 rendering, calls done, calls in all, renders begun, renders ended]. The main thread of an
+/// isolated page reads the first three while a page is being read (`stepWords`), for progress
+/// inside the page; the docsift worker reads the render counts to end a render that takes too
+/// long (pages read side by side on the pool overwrite each other's stage, not the counts).
+static STEP: [AtomicI32; 5] = [const { AtomicI32::new(0) }; 5];
 
 #[cfg(not(feature = "threads"))]
 thread_local! {
@@ -94,7 +95,15 @@ fn record_step(step: OcrStep) {
         OcrStep::Orientation { done, total } => (2, done, total),
         OcrStep::Recognition { done, total } => (3, done, total),
         OcrStep::Layout => (4, 0, 1),
-        OcrStep::Rendering => (5, 0, 1),
+        OcrStep::Rendering => {
+            STEP[3].fetch_add(1, Ordering::Release);
+            (5, 0, 1)
+        }
+        OcrStep::Rendered => {
+            // Not a stage of its own: the page's next step follows.
+            STEP[4].fetch_add(1, Ordering::Release);
+            return;
+        }
     };
     STEP[1].store(done as i32, Ordering::Relaxed);
     STEP[2].store(total as i32, Ordering::Relaxed);
