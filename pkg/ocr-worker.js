@@ -1,9 +1,10 @@
 // The OCR worker: the OCR build (tract with SIMD; on a thread pool when the page is
 // cross-origin isolated) and its models, started by the docsift worker on the first image
-// or page that needs OCR, or on prepareOcr (which also warms the build up). A worker of its own so that an abort stops a page mid-way in every
-// build (the docsift worker terminates this one and starts a fresh one when next needed),
-// and so that the text build keeps serving other documents while a page is read. Requests
-// come one at a time; progress and stage messages go straight up to the page.
+// or page that needs OCR, or on prepareOcr (which also warms the build up). A worker of its
+// own so that an abort stops a page mid-way in every build (the docsift worker terminates
+// this one and starts a fresh one when next needed), and so that the text build keeps
+// serving other documents while a page is read. Requests come one at a time; progress and
+// stage messages go straight up to the page.
 
 import { transferables } from './decode.js';
 import { errorShape, trapShape } from './errors.js';
