@@ -152,19 +152,23 @@ function ocrModule(id, layout) {
   });
 }
 
-/** An image's pages (a multi-page TIFF has several; `numbers`: 1-based, all when absent), read by OCR. */
-async function image(id, bytes, layout, numbers) {
+/**
+ * An image's pages (a multi-page TIFF has several; `numbers`: 1-based, all when absent),
+ * read by OCR, `together` at a time (side by side on the threaded build's pool).
+ */
+async function image(id, bytes, layout, numbers, together = 1) {
   const ocr = await ocrModule(id, layout);
   const data = new Uint8Array(bytes);
   const indices = ocr.imagePages(data, numbers ? Uint32Array.from(numbers) : undefined);
   const out = [];
   let meta, warnings;
-  for (const index of indices) {
+  while (out.length < indices.length) {
     self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
-    // A promise: the single-threaded build's model calls may wait for the GPU worker.
-    const read = await ocr.extractImage(data, layout, index);
+    const next = indices.slice(out.length, out.length + together);
+    // A promise in the single-threaded build: its model calls may wait for the GPU worker.
+    const read = ocr.extractImagePages ? ocr.extractImagePages(data, layout, next) : await ocr.extractImage(data, layout, next[0]);
     ({ meta, warnings } = read);
-    out.push(read.page);
+    out.push(...(read.pages ?? [read.page]));
   }
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
   const value = { meta, pages: out };
@@ -232,7 +236,7 @@ self.onmessage = async ({ data: msg }) => {
       const ocr = await ocrModule(msg.id, msg.layout);
       // The pipeline's code stays compiled in this worker, whatever models load later.
       if (msg.warm) reply.value = { engine: (warmedOn ??= await ocr.warmOcr()) };
-    } else if (msg.op === 'image') reply = await image(msg.id, msg.bytes, msg.layout, msg.pages);
+    } else if (msg.op === 'image') reply = await image(msg.id, msg.bytes, msg.layout, msg.pages, msg.together);
     else if (msg.op === 'pages') reply = await pages(msg.id, msg);
     self.postMessage({ type: 'result', id: msg.id, value: reply.value }, reply.transfer);
   } catch (e) {

@@ -184,7 +184,7 @@ pub fn extract_until(
 ) -> Result<Document, Error> {
     if sniff(bytes) == Some(Format::Image) {
         #[cfg(feature = "ocr")]
-        return ocr::finished(extract_image(bytes, opts, progress, keep_going));
+        return extract_image_now(bytes, opts, progress, keep_going);
         #[cfg(not(feature = "ocr"))]
         return Err(Error::new(ErrorKind::Unsupported, "images need OCR, which this build does not include"));
     }
@@ -223,8 +223,43 @@ pub async fn extract_image(
         pages.push(ocr::image_page(&file, index, opts, keep_going).await?);
         progress(Progress { done: pages.len(), total: wanted.len() });
     }
+    Ok(image_document(&file, pages))
+}
+
+/// `extract_image` for callers that cannot wait (every model call answers at once): the
+/// pages of a multi-page TIFF side by side where a rayon pool exists, as a PDF's are.
+#[cfg(feature = "ocr")]
+fn extract_image_now(
+    bytes: &[u8],
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> Result<Document, Error> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        let file = docsift_ocr::ImageFile::open(bytes);
+        let wanted = pages_wanted(opts.pages.as_deref(), file.page_count())?;
+        let (done, total) = (std::sync::atomic::AtomicUsize::new(0), wanted.len());
+        let pages = wanted
+            .par_iter()
+            .map(|&index| {
+                let page = ocr::finished(ocr::image_page(&file, index, opts, keep_going))?;
+                progress(Progress { done: done.fetch_add(1, Ordering::Relaxed) + 1, total });
+                Ok(page)
+            })
+            .collect::<Result<Vec<Page>, Error>>()?;
+        Ok(image_document(&file, pages))
+    }
+    #[cfg(not(feature = "parallel"))]
+    ocr::finished(extract_image(bytes, opts, progress, keep_going))
+}
+
+/// The document of an image file's pages read by OCR.
+#[cfg(feature = "ocr")]
+fn image_document(file: &docsift_ocr::ImageFile, pages: Vec<Page>) -> Document {
     let warnings = file.broken_chain.iter().map(Warning::document).collect();
-    Ok(Document::new(Meta { page_count: file.page_count(), ..Meta::default() }, pages, warnings))
+    Document::new(Meta { page_count: file.page_count(), ..Meta::default() }, pages, warnings)
 }
 
 /// A PDF page (1-based) rendered at `dpi` as PNG bytes.
