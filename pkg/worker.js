@@ -83,6 +83,8 @@ const RENDERING = 5;
  * 300 MiB at 300 dpi, natively) in the 4 GiB the build may grow to.
  */
 const OCR_PAGES_AT_ONCE = 2;
+/** Pages per OCR call (the single-threaded build reads them one after another anyway). */
+const ocrPagesAtOnce = () => (poolSize > 1 ? Math.min(poolSize, OCR_PAGES_AT_ONCE) : 1);
 
 /** The OCR worker, started on first need; it serves one request at a time, in order. */
 let ocrWorker = null;
@@ -189,8 +191,7 @@ function ocrCall(id, request, transfer = []) {
 /** An image (PNG, JPEG, WebP, GIF, BMP, PNM, JPEG 2000, or a TIFF of one or more pages): its pages read by OCR. */
 async function extractImage(id, bytes, options) {
   if (options.ocr === 'off') throw { name: 'UnsupportedInputError', code: 'unsupported', message: 'images are read only by OCR (ocr: "off")' };
-  const together = poolSize > 1 ? Math.min(poolSize, OCR_PAGES_AT_ONCE) : 1;
-  const request = { op: 'image', bytes: bytes.buffer, layout: Boolean(options.layout), pages: options.pages, together };
+  const request = { op: 'image', bytes: bytes.buffer, layout: Boolean(options.layout), pages: options.pages, together: ocrPagesAtOnce() };
   const { meta, pages, warnings } = await ocrCall(id, request, [bytes.buffer]);
   const result = { schema: 'docsift/1', meta, pages };
   if (warnings) result.warnings = warnings;
@@ -212,8 +213,7 @@ async function ocrPages(id, bytes, options, indices, pages) {
   const mode = options.ocr ?? 'auto';
   const layout = Boolean(options.layout);
   let todo = pages.flatMap((p, i) => ((layout || mode === 'force' || (mode !== 'off' && p.needsOcr)) ? [i] : []));
-  // The single-threaded build reads its pages one after another whatever it is asked.
-  let together = poolSize > 1 ? Math.min(poolSize, OCR_PAGES_AT_ONCE) : 1;
+  let together = ocrPagesAtOnce();
   for (const p of pages) delete p.needsOcr;
   if (!todo.length) return;
   try {
