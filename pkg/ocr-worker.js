@@ -168,7 +168,7 @@ async function image(id, bytes, layout, numbers, together = 1) {
     // A promise in the single-threaded build: its model calls may wait for the GPU worker.
     const read = ocr.extractImagePages ? ocr.extractImagePages(data, layout, next) : await ocr.extractImage(data, layout, next[0]);
     ({ meta, warnings } = read);
-    out.push(...(read.pages ?? [read.page]));
+    out.push(...read.pages);
   }
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
   const value = { meta, pages: out };

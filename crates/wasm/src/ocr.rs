@@ -152,36 +152,37 @@ pub fn image_pages(bytes: &[u8], pages: Option<Vec<u32>>) -> Result<Vec<u32>, Js
     Ok(wanted.into_iter().map(|i| i as u32).collect())
 }
 
-/// Pages `indices` (0-based) of an image read by OCR side by side on the pool: `{meta,
-/// pages, warnings}`, as `extractImage` gives one.
+/// Pages `indices` (0-based) of an image read by OCR side by side on the pool, as
+/// `extractImage` reads one.
 #[cfg(feature = "threads")]
 #[wasm_bindgen(js_name = extractImagePages)]
 pub fn extract_image_pages(bytes: &[u8], layout: Option<bool>, indices: Vec<u32>) -> Result<JsValue, JsValue> {
+    let opts = image_options(layout, indices.iter().map(|&i| i as usize + 1).collect())?;
+    image_reply(docsift::extract_until(bytes, &opts, &|_| {}, &crate::keep_going).map_err(to_js_error)?)
+}
+
+/// Page `index` (0-based, default 0) of an image read by OCR: `{meta, pages, warnings}`
+/// with the page on the wire, in pixels; with `layout`, its layout regions as blocks. A
+/// promise of it: its model calls may wait for the GPU worker (see gpu/message.rs).
+#[wasm_bindgen(js_name = extractImage)]
+pub async fn extract_image(bytes: &[u8], layout: Option<bool>, index: Option<u32>) -> Result<JsValue, JsValue> {
+    let opts = image_options(layout, vec![index.unwrap_or(0) as usize + 1])?;
+    image_reply(docsift::extract_image(bytes, &opts, &|_| {}, &crate::keep_going).await.map_err(to_js_error)?)
+}
+
+/// Options reading an image's pages (1-based `pages`).
+fn image_options(layout: Option<bool>, pages: Vec<usize>) -> Result<docsift::Options, JsValue> {
     let mut opts = crate::options(None, None, layout.unwrap_or(false))?;
-    opts.pages = Some(indices.iter().map(|&i| i as usize + 1).collect());
-    let doc = docsift::extract_until(bytes, &opts, &|_| {}, &crate::keep_going).map_err(to_js_error)?;
+    opts.pages = Some(pages);
+    Ok(opts)
+}
+
+/// `{meta, pages, warnings}` of an image's document, its pages on the wire.
+fn image_reply(doc: docsift::Document) -> Result<JsValue, JsValue> {
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"meta".into(), &to_js(&doc.meta))?;
     js_sys::Reflect::set(&out, &"warnings".into(), &to_js(&doc.warnings))?;
     let pages: js_sys::Array = doc.pages.into_iter().map(|p| wire::WirePage::build(p).to_js()).collect();
     js_sys::Reflect::set(&out, &"pages".into(), &pages)?;
-    Ok(out.into())
-}
-
-/// Page `index` (0-based, default 0) of an image read by OCR: `{meta, page, warnings}`
-/// with the page on the wire, in pixels; with `layout`, its layout regions as blocks. A
-/// promise of it: its model calls may wait for the GPU worker (see gpu/message.rs).
-#[wasm_bindgen(js_name = extractImage)]
-pub async fn extract_image(bytes: &[u8], layout: Option<bool>, index: Option<u32>) -> Result<JsValue, JsValue> {
-    let mut opts = crate::options(None, None, layout.unwrap_or(false))?;
-    opts.pages = Some(vec![index.unwrap_or(0) as usize + 1]);
-    let doc = docsift::extract_image(bytes, &opts, &|_| {}, &crate::keep_going).await.map_err(to_js_error)?;
-    let meta = to_js(&doc.meta);
-    let warnings = to_js(&doc.warnings);
-    let page = doc.pages.into_iter().next().ok_or_else(|| to_js_error(Error::malformed("the image has no page")))?;
-    let out = js_sys::Object::new();
-    js_sys::Reflect::set(&out, &"meta".into(), &meta)?;
-    js_sys::Reflect::set(&out, &"page".into(), &wire::WirePage::build(page).to_js())?;
-    js_sys::Reflect::set(&out, &"warnings".into(), &warnings)?;
     Ok(out.into())
 }
