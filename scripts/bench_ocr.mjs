@@ -9,7 +9,9 @@
 // made ready (docsift's prepareOcr, tesseract.js's createWorker), with what that took. Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
 //   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1] [--script all|latin]
-// (`--script latin`: docsift reads Latin script only, as tesseract.js's eng does.)
+// (`--script latin`: docsift reads Latin script only, as tesseract.js's eng does. Node 22 and
+// later validate relaxed SIMD, so both engines run their relaxed-SIMD builds there; Node 20
+// only with `--experimental-wasm-relaxed-simd`.)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -79,7 +81,9 @@ await worker.terminate();
 rmSync(tmp, { recursive: true, force: true });
 
 const fmt = (v, d = 3) => v.toFixed(d);
-console.log(`docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); script ${script}; tesseract.js: one worker; best of ${repeat}`);
+// tesseract.js, like pkg/builds.js, takes its relaxed-SIMD core where the engine validates it.
+const tessCore = build.endsWith('-relaxed') ? 'relaxed-SIMD' : 'SIMD';
+console.log(`Node ${process.version}; docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); script ${script}; tesseract.js: one worker (${tessCore} core); best of ${repeat}`);
 console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\twasm first s\ttesseract.js first s\twasm prepare s\twasm first after s\ttesseract.js create s\ttesseract.js first after s\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
 const line = (name, r, n) =>
   console.log(`${name}\t${fmt(r.dsSecs, 2)}\t${fmt(r.wasmSecs, 2)}\t${fmt(r.tSecs, 2)}\t${fmt(r.tSecs / r.dsSecs, 2)}\t${fmt(r.tSecs / r.wasmSecs, 2)}\t${fmt(r.wasmFirst, 2)}\t${fmt(r.tFirst, 2)}\t${fmt(r.wasmReady, 2)}\t${fmt(r.wasmReadyFirst, 2)}\t${fmt(r.tReady, 2)}\t${fmt(r.tReadyFirst, 2)}\t${fmt(r.dsCer / n)}\t${fmt(r.tCer / n)}\t${fmt(r.dsF1 / n)}\t${fmt(r.tF1 / n)}`);
