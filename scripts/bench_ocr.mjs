@@ -81,8 +81,8 @@ await worker.terminate();
 rmSync(tmp, { recursive: true, force: true });
 
 const fmt = (v, d = 3) => v.toFixed(d);
-// tesseract.js, like pkg/builds.js, takes its relaxed-SIMD core where the engine validates it.
-const tessCore = build.endsWith('-relaxed') ? 'relaxed-SIMD' : 'SIMD';
+// The probe tesseract.js picks its core by (its dependency wasm-feature-detect).
+const tessCore = (await require('wasm-feature-detect').relaxedSimd()) ? 'relaxed-SIMD' : 'SIMD';
 console.log(`Node ${process.version}; docsift native: ${threads} thread(s); docsift wasm: one thread (${build} build); script ${script}; tesseract.js: one worker (${tessCore} core); best of ${repeat}`);
 console.log('page\tnative s\twasm s\ttesseract.js s\ttess/native\ttess/wasm\twasm first s\ttesseract.js first s\twasm prepare s\twasm first after s\ttesseract.js create s\ttesseract.js first after s\tdocsift CER\ttesseract CER\tdocsift F1\ttesseract F1');
 const line = (name, r, n) =>
