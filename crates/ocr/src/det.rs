@@ -107,8 +107,23 @@ fn border_colour(img: &RgbImage) -> [u8; 3] {
     })
 }
 
-/// The smallest rectangle holding every pixel that differs from the page's background, or
-/// None for a blank page: detection need not look at the margins.
+/// Side of the cells ink is gathered in to tell specks from print, as a share of the page's
+/// shorter side: 6 px on a letter page at 300 dpi, 3 px at 150 dpi. A speck fits in two
+/// cells (3 pt on a letter page), where dust and scanner noise are a few pixels and the
+/// smallest readable glyph, a lone page number's digit at 6 pt, is 4 pt tall.
+const SPECK_CELL_OF_SHORT_SIDE: f32 = 0.0025;
+/// ... and never under this, so that a small image's specks are told too.
+const MIN_SPECK_CELL: u32 = 2;
+/// Ink that lies within this many cells each way, apart from all other ink, is a speck (ink
+/// smaller than a cell lies in at most two cells each way).
+const SPECK_CELLS: usize = 2;
+
+/// The smallest rectangle holding the page's content: its pixels that differ from the
+/// background, but for specks (`SPECK_CELLS`) away from the rest; None for a blank page.
+/// Detection need not look at the margins, and a speck of dust in a corner would make it
+/// read the whole page (scotus-transcript p1: a dot near its top left corner widened the
+/// window by a tenth). Specks within `CONTENT_MARGIN` of print are read anyway; a page of
+/// specks alone keeps them.
 pub fn content_bounds(img: &RgbImage) -> Option<Area> {
     let (w, h) = img.dimensions();
     if w == 0 || h == 0 {
@@ -116,14 +131,35 @@ pub fn content_bounds(img: &RgbImage) -> Option<Area> {
     }
     let bg = border_colour(img);
     let ink = |px: &[u8]| px.iter().zip(bg).any(|(&v, b)| v.abs_diff(b) > BACKGROUND_TOLERANCE);
-    let (mut x0, mut x1, mut y0, mut y1) = (w as usize, 0, h as usize, 0);
+    let cell = ((w.min(h) as f32 * SPECK_CELL_OF_SHORT_SIDE) as u32).max(MIN_SPECK_CELL) as usize;
+    let (gw, gh) = ((w as usize).div_ceil(cell), (h as usize).div_ceil(cell));
+    // Per cell, the pixel bounds of its ink.
+    let mut cells = vec![NO_BOUNDS; gw * gh];
     for (y, row) in img.as_raw().chunks_exact(3 * w as usize).enumerate() {
-        let Some(first) = row.chunks_exact(3).position(ink) else { continue };
-        let last = row.chunks_exact(3).rposition(ink).unwrap_or(first);
-        (x0, x1) = (x0.min(first), x1.max(last + 1));
-        (y0, y1) = (y0.min(y), y + 1);
+        for (x, _) in row.chunks_exact(3).enumerate().filter(|(_, px)| ink(px)) {
+            let c = &mut cells[(y / cell) * gw + x / cell];
+            *c = bounds_union(*c, [x, y, x + 1, y + 1]);
+        }
     }
+    let inked: Vec<bool> = cells.iter().map(|c| c[2] > c[0]).collect();
+    let groups = mask_to_components(&inked, gw, gh);
+    let speck = |group: &&Vec<usize>| {
+        let [x0, y0, x1, y1] =
+            group.iter().fold(NO_BOUNDS, |b, &i| bounds_union(b, [i % gw, i / gw, i % gw + 1, i / gw + 1]));
+        x1 - x0 <= SPECK_CELLS && y1 - y0 <= SPECK_CELLS
+    };
+    let print: Vec<&Vec<usize>> = groups.iter().filter(|g| !speck(g)).collect();
+    let kept = if print.is_empty() { groups.iter().collect() } else { print };
+    let [x0, y0, x1, y1] = kept.iter().flat_map(|g| g.iter()).fold(NO_BOUNDS, |b, &i| bounds_union(b, cells[i]));
     (x1 > x0).then(|| Area { x: x0 as f32, y: y0 as f32, w: (x1 - x0) as f32, h: (y1 - y0) as f32 })
+}
+
+/// Bounds [x0, y0, x1, y1] (ends exclusive) holding nothing.
+const NO_BOUNDS: [usize; 4] = [usize::MAX, usize::MAX, 0, 0];
+
+/// The smallest bounds holding both.
+fn bounds_union(a: [usize; 4], b: [usize; 4]) -> [usize; 4] {
+    [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]
 }
 
 /// Model pixels of page kept around the content: DB's kernels at the content's edge see
@@ -761,6 +797,42 @@ mod tests {
             if words(x, y) { Rgb([20, 20, 30]) } else { Rgb([225 + grain, 215 + grain, 190 + grain]) }
         });
         assert_eq!(content_bounds(&img), Some(Area { x: 40.0, y: 50.0, w: 220.0, h: 102.0 }));
+    }
+
+    #[test]
+    fn specks_away_from_the_print_are_not_content_but_a_page_of_specks_alone_is() {
+        // 400×300: cells of 2 px. Print in the middle, a 3 px dot in a corner, a 3×8 px mark
+        // (a colon's height, five cells) far to the right.
+        let dark = |x: u32, y: u32, dot: &dyn Fn(u32, u32) -> bool| {
+            if dot(x, y) { Rgb([0, 0, 0]) } else { Rgb([255, 255, 255]) }
+        };
+        let print = |x: u32, y: u32| (100..300).contains(&x) && (100..120).contains(&y);
+        let speck = |x: u32, y: u32| (10..13).contains(&x) && (10..13).contains(&y);
+        let img = RgbImage::from_fn(400, 300, |x, y| dark(x, y, &|x, y| print(x, y) || speck(x, y)));
+        assert_eq!(content_bounds(&img), Some(Area { x: 100.0, y: 100.0, w: 200.0, h: 20.0 }));
+        let colon = |x: u32, y: u32| (380..383).contains(&x) && (200..208).contains(&y);
+        let img = RgbImage::from_fn(400, 300, |x, y| dark(x, y, &|x, y| print(x, y) || speck(x, y) || colon(x, y)));
+        assert_eq!(content_bounds(&img), Some(Area { x: 100.0, y: 100.0, w: 283.0, h: 108.0 }));
+        let specks = RgbImage::from_fn(400, 300, |x, y| {
+            dark(x, y, &|x, y| speck(x, y) || speck(x.wrapping_sub(300), y.wrapping_sub(200)))
+        });
+        assert_eq!(content_bounds(&specks), Some(Area { x: 10.0, y: 10.0, w: 303.0, h: 203.0 }));
+    }
+
+    #[test]
+    fn a_lone_page_number_is_content_where_dust_of_its_size_in_pixels_at_300_dpi_is_not() {
+        // A letter page at 150 dpi (cells of 3 px): print in its middle, and at its foot a
+        // 6 pt digit (8 px tall, 5 wide) or a 4 px speck.
+        let page = |foot: &dyn Fn(u32, u32) -> bool| {
+            RgbImage::from_fn(1275, 1650, |x, y| {
+                let print = (150..1125).contains(&x) && (150..1400).contains(&y);
+                if print || foot(x, y) { Rgb([0, 0, 0]) } else { Rgb([255, 255, 255]) }
+            })
+        };
+        let digit = page(&|x, y| (635..640).contains(&x) && (1550..1558).contains(&y));
+        assert_eq!(content_bounds(&digit), Some(Area { x: 150.0, y: 150.0, w: 975.0, h: 1408.0 }));
+        let dust = page(&|x, y| (635..639).contains(&x) && (1550..1554).contains(&y));
+        assert_eq!(content_bounds(&dust), Some(Area { x: 150.0, y: 150.0, w: 975.0, h: 1250.0 }));
     }
 
     #[test]

@@ -527,6 +527,45 @@ pub fn keep_class_probabilities(probs: &[f32], steps: usize, kept: &[usize]) -> 
     out
 }
 
+/// The classes of `classes` that `script` keeps (`kept_classes`), and which of them each of
+/// `classes` counts towards: itself where kept, a full-width form (`latin_form`) its Latin
+/// form where that is kept, else none. Full-width forms are the same characters drawn wider,
+/// so dropping them would drop what the model saw of their Latin forms.
+pub fn folded_classes(classes: &[char], script: Script) -> (Vec<usize>, Vec<Option<usize>>) {
+    let kept = kept_classes(classes, script);
+    let at = |c: char| kept.iter().position(|&k| classes[k] == c);
+    let into = classes
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| kept.binary_search(&i).ok().or_else(|| latin_form(c).and_then(at)))
+        .collect();
+    (kept, into)
+}
+
+/// Class probabilities of `steps` steps over `into.len()` classes -> over `kept` classes,
+/// each class's probability added to the one `into` names (`folded_classes`), each step
+/// renormalised.
+pub fn fold_class_probabilities(probs: &[f32], steps: usize, into: &[Option<usize>], kept: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; steps * kept];
+    for (row, folded) in probs.chunks_exact(into.len().max(1)).zip(out.chunks_exact_mut(kept.max(1))) {
+        for (&p, to) in row.iter().zip(into) {
+            if let Some(k) = *to {
+                folded[k] += p;
+            }
+        }
+        let sum: f32 = folded.iter().sum();
+        if sum > 0.0 {
+            folded.iter_mut().for_each(|p| *p /= sum);
+        }
+    }
+    out
+}
+
+/// The Latin character a full-width form (U+FF01..U+FF5E) is drawn from.
+fn latin_form(c: char) -> Option<char> {
+    matches!(c as u32, 0xFF01..=0xFF5E).then(|| char::from_u32(c as u32 - 0xFEE0)).flatten()
+}
+
 /// CTC greedy decoding of one line: best class per step, repeats merged, blanks dropped, and
 /// spaces put back where the gap between two characters was likely one and its crop (`gaps`)
 /// is blank as wide as a space (`SPACE_MIN_PROBABILITY`).
@@ -584,19 +623,17 @@ pub fn ctc_greedy(probs: &[f32], steps: usize, classes: &[char], gaps: &InkGaps)
 /// Latin punctuation and digits as their full-width forms (U+FF01..U+FF5E). Those become
 /// ASCII unless a neighbour is CJK, where the full-width form is the right one.
 fn latin_width_forms(chars: &mut [Decoded]) {
-    let wide = |c: char| matches!(c as u32, 0xFF01..=0xFF5E);
     let cjk_near = |chars: &[Decoded], i: usize| {
-        let cjk = |d: &Decoded| east_asian(d.ch) && !wide(d.ch);
+        let cjk = |d: &Decoded| east_asian(d.ch) && latin_form(d.ch).is_none();
         let before = chars[..i].iter().rev().find(|d| d.ch != ' ').is_some_and(cjk);
         let after = chars[i + 1..].iter().find(|d| d.ch != ' ').is_some_and(cjk);
         before || after
     };
     for i in 0..chars.len() {
-        if wide(chars[i].ch)
+        if let Some(latin) = latin_form(chars[i].ch)
             && !cjk_near(chars, i)
-            && let Some(ascii) = char::from_u32(chars[i].ch as u32 - 0xFEE0)
         {
-            chars[i].ch = ascii;
+            chars[i].ch = latin;
         }
     }
 }
@@ -745,6 +782,19 @@ mod tests {
         let kept = keep_class_probabilities(&probs, 2, &[0, 2]);
         let want = [2.0 / 3.0, 1.0 / 3.0, 0.5, 0.5];
         assert!(kept.iter().zip(want).all(|(k, w)| (k - w).abs() < 1e-6), "{kept:?}");
+    }
+
+    #[test]
+    fn folded_classes_count_full_width_forms_towards_their_latin_ones_and_drop_the_rest() {
+        let classes = classes("-\n一\n：\n:\n；");
+        let (kept, into) = folded_classes(&classes, Script::Latin);
+        assert_eq!(kept, [0, 1, 4, 6]);
+        // "；" has no Latin ";" to count towards.
+        assert_eq!(into, [Some(0), Some(1), None, Some(2), Some(2), None, Some(3)]);
+        let probs = [0.1, 0.2, 0.3, 0.2, 0.1, 0.1, 0.0];
+        let folded = fold_class_probabilities(&probs, 1, &into, kept.len());
+        let want = [0.1 / 0.6, 0.2 / 0.6, 0.3 / 0.6, 0.0];
+        assert!(folded.iter().zip(want).all(|(f, w)| (f - w).abs() < 1e-6), "{folded:?}");
     }
 
     #[test]
