@@ -140,8 +140,8 @@ pub struct Engine {
     backend: Box<dyn Backend>,
     /// How many classes recognition's full output has (blank, the dictionary, space).
     all_classes: usize,
-    /// The classes the script reads (indices into the full output), and their characters.
-    kept: Vec<usize>,
+    /// Where each class of the full output goes among `lines`, the classes the script reads.
+    lines_into: Vec<Option<usize>>,
     lines: Alphabet,
     /// What marks are read as where it is fewer classes than the script's (`MARK_SCRIPT`):
     /// which of them each of `lines` counts towards (`rec::folded_classes`), and their
@@ -195,7 +195,7 @@ impl Engine {
         Engine {
             backend,
             all_classes: all.len(),
-            kept,
+            lines_into: rec::kept_into(&kept, all.len()),
             lines: Alphabet::new(classes),
             marks,
             det: DetParams::default(),
@@ -468,7 +468,7 @@ impl Engine {
                 let row = if classes == self.lines.chars.len() {
                     row
                 } else {
-                    kept = rec::keep_class_probabilities(row, steps, &self.kept);
+                    kept = rec::fold_class_probabilities(row, steps, &self.lines_into, self.lines.chars.len());
                     &kept
                 };
                 let marked;

@@ -511,20 +511,10 @@ pub fn kept_classes(classes: &[char], script: Script) -> Vec<usize> {
     (0..classes.len()).filter(|&i| i == 0 || i == last || script.keeps(classes[i])).collect()
 }
 
-/// Class probabilities of `steps` steps over all classes -> over the `kept` ones, each step
-/// renormalised: what a softmax over the kept classes' logits alone gives.
-pub fn keep_class_probabilities(probs: &[f32], steps: usize, kept: &[usize]) -> Vec<f32> {
-    let n = probs.len() / steps.max(1);
-    let mut out = Vec::with_capacity(steps * kept.len());
-    for row in probs.chunks_exact(n.max(1)).take(steps) {
-        let start = out.len();
-        out.extend(kept.iter().map(|&i| row.get(i).copied().unwrap_or(0.0)));
-        let sum: f32 = out[start..].iter().sum();
-        if sum > 0.0 {
-            out[start..].iter_mut().for_each(|p| *p /= sum);
-        }
-    }
-    out
+/// Where each of `n` classes goes when only `kept` (ascending) are read: its place among
+/// them, else nowhere.
+pub fn kept_into(kept: &[usize], n: usize) -> Vec<Option<usize>> {
+    (0..n).map(|i| kept.binary_search(&i).ok()).collect()
 }
 
 /// The classes of `classes` that `script` keeps (`kept_classes`), and which of them each of
@@ -533,18 +523,19 @@ pub fn keep_class_probabilities(probs: &[f32], steps: usize, kept: &[usize]) -> 
 /// so dropping them would drop what the model saw of their Latin forms.
 pub fn folded_classes(classes: &[char], script: Script) -> (Vec<usize>, Vec<Option<usize>>) {
     let kept = kept_classes(classes, script);
-    let at = |c: char| kept.iter().position(|&k| classes[k] == c);
-    let into = classes
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| kept.binary_search(&i).ok().or_else(|| latin_form(c).and_then(at)))
-        .collect();
+    let mut into = kept_into(&kept, classes.len());
+    for (to, &c) in into.iter_mut().zip(classes) {
+        if to.is_none() {
+            *to = latin_form(c).and_then(|l| kept.iter().position(|&k| classes[k] == l));
+        }
+    }
     (kept, into)
 }
 
 /// Class probabilities of `steps` steps over `into.len()` classes -> over `kept` classes,
-/// each class's probability added to the one `into` names (`folded_classes`), each step
-/// renormalised.
+/// each class's probability added to the one `into` names (`kept_into`, `folded_classes`),
+/// each step renormalised: with nothing folded, what a softmax over the kept classes'
+/// logits alone gives.
 pub fn fold_class_probabilities(probs: &[f32], steps: usize, into: &[Option<usize>], kept: usize) -> Vec<f32> {
     let mut out = vec![0.0f32; steps * kept];
     for (row, folded) in probs.chunks_exact(into.len().max(1)).zip(out.chunks_exact_mut(kept.max(1))) {
@@ -779,7 +770,7 @@ mod tests {
     #[test]
     fn kept_class_probabilities_are_renormalised_per_step() {
         let probs = [0.5, 0.25, 0.25, 0.1, 0.8, 0.1];
-        let kept = keep_class_probabilities(&probs, 2, &[0, 2]);
+        let kept = fold_class_probabilities(&probs, 2, &kept_into(&[0, 2], 3), 2);
         let want = [2.0 / 3.0, 1.0 / 3.0, 0.5, 0.5];
         assert!(kept.iter().zip(want).all(|(k, w)| (k - w).abs() < 1e-6), "{kept:?}");
     }
