@@ -215,12 +215,20 @@ impl OcrModels {
 
 /// A loaded engine, its line models readied on the pool while the first page is detected
 /// (`Engine::line_model_inputs`), side by side: a GPU runtime compiles a file per input shape.
+/// Not on a pool of one thread: there nothing is beside the page, so the files compiled after
+/// it, every one, where each now waits for a line that needs it (an H200, `docsift bench
+/// --backend webgpu --threads 1`: phototest's second read waited for widths it never used,
+/// 1.40 s, now 0.17 s).
 #[cfg(feature = "parallel")]
 fn prepared_beside(engine: Engine) -> Arc<Engine> {
     use rayon::prelude::*;
     let engine = Arc::new(engine);
-    let ready = Arc::clone(&engine);
-    rayon::spawn(move || ready.line_model_inputs().par_iter().for_each(|(model, shape)| ready.prepare(*model, shape)));
+    if rayon::current_num_threads() > 1 {
+        let ready = Arc::clone(&engine);
+        rayon::spawn(move || {
+            ready.line_model_inputs().par_iter().for_each(|(model, shape)| ready.prepare(*model, shape))
+        });
+    }
     engine
 }
 
@@ -501,5 +509,40 @@ mod tests {
     fn scans_render_at_their_own_resolution_within_bounds() {
         assert_eq!(render_dpi(&scan(0)), 300.0);
         assert_eq!(render_dpi(&Page::default()), DEFAULT_DPI);
+    }
+
+    /// A runtime that tells what it is readied for, and runs nothing.
+    #[cfg(feature = "parallel")]
+    struct Readied(std::sync::mpsc::Sender<ModelKind>);
+
+    #[cfg(feature = "parallel")]
+    impl docsift_ocr::Backend for Readied {
+        fn name(&self) -> &'static str {
+            "readied"
+        }
+        fn has(&self, _: ModelKind) -> bool {
+            true
+        }
+        fn run(&self, model: ModelKind, _: &docsift_ocr::Tensor) -> Result<Vec<docsift_ocr::Tensor>, OcrError> {
+            Err(OcrError::MissingModel(model))
+        }
+        fn prepare(&self, model: ModelKind, _: &[usize]) {
+            let _ = self.0.send(model);
+        }
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn line_models_are_readied_beside_the_first_page_only_where_the_pool_has_a_thread_to_spare() {
+        let first_readied = |threads: usize, wait: std::time::Duration| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let engine = Engine::new(Box::new(Readied(tx)), "a\nb\n", Script::Latin);
+            let _models = pool.install(|| OcrModels::loaded(engine));
+            rx.recv_timeout(wait).ok()
+        };
+        assert!(first_readied(2, std::time::Duration::from_secs(10)).is_some());
+        // An idle pool of one thread would have run a spawned job well within this.
+        assert_eq!(first_readied(1, std::time::Duration::from_millis(500)), None);
     }
 }
