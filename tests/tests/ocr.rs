@@ -526,6 +526,41 @@ fn a_cut_output_layer_reads_as_the_full_one_renormalised() {
     }
 }
 
+/// A GPU runtime that fails (a lost device, a shape it cannot run) leaves the page to the
+/// CPU: an engine preferring one whose every call fails reads a page as the CPU engine does,
+/// and says it ran on tract.
+#[test]
+fn an_engine_preferring_a_failing_gpu_reads_a_page_on_the_cpu_as_the_cpu_engine_does() {
+    use docsift_ocr::{Backend, Engine, ModelKind, OcrError, Script, Tensor, now};
+
+    struct Lost;
+    impl Backend for Lost {
+        fn name(&self) -> &'static str {
+            "lost"
+        }
+        fn has(&self, _: ModelKind) -> bool {
+            true
+        }
+        fn run(&self, model: ModelKind, _: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            Err(OcrError::Model { model, message: "device lost".into() })
+        }
+    }
+
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let files = pipeline_model_files(&dir);
+    let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    let preferring = Engine::preferring(Box::new(Lost), &refs, Script::Latin).expect("engine");
+    assert_eq!(preferring.backend_name(), "lost");
+    let cpu = Engine::from_onnx(&refs, Script::Latin).expect("engine");
+    let page = phototest(&corpus);
+    let read = |e: &Engine| now(e.read_lines(&page, &mut |_| true)).expect("reads");
+    let (want, got) = (read(&cpu), read(&preferring));
+    assert!(want.len() >= 8, "too little read: {want:?}");
+    let text = |lines: &[docsift_ocr::OcrLine]| lines.iter().map(|l| l.text.clone()).collect::<Vec<_>>();
+    assert_eq!(text(&got), text(&want));
+    assert_eq!(preferring.backend_name(), "tract");
+}
+
 /// The browser's single-threaded build awaits its GPU worker's answers: an engine whose
 /// every model call is answered later (on the next poll, as from an event loop) reads a page
 /// as one whose calls answer at once, and a caller that cannot wait is told so.

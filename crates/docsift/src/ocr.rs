@@ -159,23 +159,18 @@ impl OcrModels {
     /// The models in `dir` (file names from models/manifest.json), read on first use,
     /// reading `script`.
     pub fn from_dir(dir: PathBuf, script: Script) -> OcrModels {
-        OcrModels::lazy(move || {
-            let files = read_model_files(&dir)?;
-            let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
-            Engine::from_onnx(&refs, script).map_err(to_error)
-        })
+        OcrModels::lazy(move || with_model_files(&dir, |files| Engine::from_onnx(files, script)))
     }
 
     /// The models in `dir` run on the GPU (wonnx), from the static-shape files
-    /// `scripts/models.py` prepared under `dir/wonnx`; fails on first use without an adapter.
+    /// `scripts/models.py` prepared under `dir/wonnx`, with the CPU taking over a model the
+    /// GPU fails on (`Engine::preferring`, as in the browser); fails on first use without an
+    /// adapter.
     #[cfg(feature = "webgpu")]
     pub fn from_dir_on_gpu(dir: PathBuf, script: Script) -> OcrModels {
         OcrModels::lazy(move || {
-            let rec = std::fs::read(dir.join(ModelKind::Recognition.file_name()))
-                .map_err(|e| Error::new(ErrorKind::Model, format!("{}: {e}", dir.display())))?;
-            let dictionary = docsift_ocr::rec_dictionary(&rec).map_err(to_error)?;
             let gpu = docsift_ocr::WonnxBackend::open(&dir).map_err(to_error)?;
-            Ok(Engine::new(Box::new(gpu), &dictionary, script))
+            with_model_files(&dir, |files| Engine::preferring(Box::new(gpu), files, script))
         })
     }
 
@@ -211,6 +206,16 @@ impl OcrModels {
         read_lines(&engine, &docsift_ocr::practice_page(), &|| true, &|_| {}).await?;
         Ok(engine.backend_name())
     }
+}
+
+/// What `make` builds from the model files in `dir` (`read_model_files`).
+fn with_model_files(
+    dir: &Path,
+    make: impl FnOnce(&[(ModelKind, &[u8])]) -> Result<Engine, OcrError>,
+) -> Result<Engine, Error> {
+    let files = read_model_files(dir)?;
+    let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    make(&refs).map_err(to_error)
 }
 
 /// A loaded engine, its line models readied on the pool while the first page is detected

@@ -180,6 +180,14 @@ impl Engine {
         Ok(Engine::new(Box::new(tract), &dictionary, script))
     }
 
+    /// An engine that runs each model on `gpu` where it has it, and on the CPU engine of
+    /// `files` (`from_onnx`) where it does not or once a call on it has failed (`Preferring`):
+    /// a lost device or a shape it cannot run costs speed, not the page.
+    pub fn preferring(gpu: Box<dyn Backend>, files: &[(ModelKind, &[u8])], script: Script) -> Result<Engine, OcrError> {
+        let (cpu, dictionary) = cpu_backend(files, script)?;
+        Ok(Engine::new(Box::new(Preferring::new(gpu, Box::new(cpu))), &dictionary, script))
+    }
+
     /// An engine on any backend, with the recognition model's dictionary (one entry per
     /// line), reading `script`. The backend's recognition output may hold every class or
     /// only the script's (`cpu_backend`).

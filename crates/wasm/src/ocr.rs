@@ -5,8 +5,6 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, RwLock};
 
 use docsift::ocr_models::{OcrError, Script};
-#[cfg(target_arch = "wasm32")]
-use docsift::ocr_models::{Preferring, cpu_backend};
 use docsift::{Error, ErrorKind, ModelKind, OcrEngine, OcrModels, OcrStep};
 use wasm_bindgen::prelude::*;
 
@@ -65,9 +63,7 @@ pub async fn warm_ocr() -> Result<String, JsValue> {
 
 #[cfg(target_arch = "wasm32")]
 fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String], script: Script) -> Result<OcrEngine, OcrError> {
-    let (cpu, dictionary) = cpu_backend(files, script)?;
-    let gpu = crate::gpu::backend(prepared);
-    Ok(OcrEngine::new(Box::new(Preferring::new(gpu, Box::new(cpu))), &dictionary, script))
+    OcrEngine::preferring(crate::gpu::backend(prepared), files, script)
 }
 
 #[cfg(not(target_arch = "wasm32"))]
