@@ -538,16 +538,18 @@ mod tests {
 
     #[cfg(feature = "parallel")]
     #[test]
-    fn line_models_are_readied_beside_the_first_page_only_where_the_pool_has_a_thread_to_spare() {
+    fn line_models_are_readied_beside_the_first_page_only_where_the_pool_has_a_thread_to_spare()
+    -> Result<(), rayon::ThreadPoolBuildError> {
         let first_readied = |threads: usize, wait: std::time::Duration| {
             let (tx, rx) = std::sync::mpsc::channel();
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
             let engine = Engine::new(Box::new(Readied(tx)), "a\nb\n", Script::Latin);
             let _models = pool.install(|| OcrModels::loaded(engine));
-            rx.recv_timeout(wait).ok()
+            Ok(rx.recv_timeout(wait).ok())
         };
-        assert!(first_readied(2, std::time::Duration::from_secs(10)).is_some());
+        assert!(first_readied(2, std::time::Duration::from_secs(10))?.is_some());
         // An idle pool of one thread would have run a spawned job well within this.
-        assert_eq!(first_readied(1, std::time::Duration::from_millis(500)), None);
+        assert_eq!(first_readied(1, std::time::Duration::from_millis(500))?, None);
+        Ok(())
     }
 }
