@@ -166,6 +166,32 @@ fn ink_of_neighbouring_lines_is_not_read_as_accents() {
     }
 }
 
+/// A drop capital is one glyph several lines deep, where DB finds no text line: UNLV
+/// 8071_093 began "HE MOPED." without its S, and labor.pdf (OCR'd, a born-digital page)
+/// "his release" without its T, until ink beside a line's start, top-aligned with it and
+/// two lines deep or more, was read on its own and joined to the line.
+#[test]
+fn a_drop_capital_joins_the_start_of_its_first_line() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let cases = [
+        ("ocr/tesseract-test/testing/8071_093.3B.tif", OcrMode::Auto, "SHE MOPED. She sighed."),
+        ("tabula-java/src/test/resources/technology/tabula/labor.pdf", OcrMode::Force, "This release of the Bureau"),
+    ];
+    for (file, mode, start) in cases {
+        let doc = extract_with(&corpus.join(file), &Options { pages: Some(vec![1]), ..opts(&models, mode) })
+            .unwrap_or_else(|err| panic!("{file}: {err}"));
+        let text = collapse_ws(&doc.pages[0].text);
+        assert!(text.contains(start), "{file}: {start:?} missing from {text}");
+        let height = |c: &docsift_model::Char| c.bbox.bottom - c.bbox.top;
+        let mut heights: Vec<f32> = doc.pages[0].chars.iter().map(height).collect();
+        heights.sort_by(f32::total_cmp);
+        let median = heights[heights.len() / 2];
+        let capitals = doc.pages[0].chars.iter().filter(|c| *c.text == start[..1] && height(c) > 1.5 * median);
+        assert_eq!(capitals.count(), 1, "{file}: the capital keeps its own box");
+    }
+}
+
 /// The model half-sees spaces between letters too: linn.png's "FAST FORWARD" came out "FOR
 /// WARD" twice (space probabilities 0.17 and 0.22, as high as true spaces it half-saw elsewhere)
 /// until a half-seen space needed a word space's blank in the line's crop. The spaces it

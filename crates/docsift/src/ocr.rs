@@ -57,7 +57,7 @@ async fn read_lines(
         })
         .await
         .map_err(to_error)?;
-    let batches = engine.recognition_batches(&quads, &engine.marks(img, &quads));
+    let batches = engine.recognition_batches(&quads, &engine.beside(img, &quads));
     let (done, total) = (AtomicUsize::new(0), batches.len());
     let one = async |batch: &docsift_ocr::Batch| {
         if !keep_going() {
@@ -80,7 +80,7 @@ async fn read_lines(
         }
         lines
     };
-    Ok(lines.into_iter().flatten().collect())
+    Ok(docsift_ocr::initials_to_lines(lines.into_iter().flatten().collect()))
 }
 
 /// The resolution to render a page at: that of its largest image when it is a scan.

@@ -39,20 +39,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let quads = now(engine.orient(&img, quads, &mut |_| true))?;
         let orient = t.elapsed().as_secs_f32();
         let t = Instant::now();
-        let marks = engine.marks(&img, &quads);
-        let beside = t.elapsed().as_secs_f32();
+        let beside = engine.beside(&img, &quads);
+        let beside_s = t.elapsed().as_secs_f32();
         let t = Instant::now();
         let mut lines = 0;
-        for batch in engine.recognition_batches(&quads, &marks) {
+        for batch in engine.recognition_batches(&quads, &beside) {
             lines += now(engine.recognize_batch(&img, &batch))?.len();
         }
         let rec = t.elapsed().as_secs_f32();
         println!(
-            "round {round}: {}×{} px, detection {det:.2} s ({} regions), orientation {orient:.2} s, marks {beside:.2} s ({} found), recognition {rec:.2} s ({lines} lines)",
+            "round {round}: {}×{} px, detection {det:.2} s ({} regions), orientation {orient:.2} s, beside {beside_s:.2} s ({} marks, {} initials), recognition {rec:.2} s ({lines} lines)",
             img.width(),
             img.height(),
             quads.len(),
-            marks.len()
+            beside.marks.len(),
+            beside.initials.len()
         );
     }
     Ok(())

@@ -538,6 +538,7 @@ fn unclip(rect: &RotatedRect, ratio: f32) -> RotatedRect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::rect;
     use image::Rgb;
 
     #[test]
@@ -580,10 +581,6 @@ mod tests {
         for (w, h) in [(6000, 900), (8000, 1000), (1280, 8000), (4000, 600), (576, 4000)] {
             assert!(!reads_long_page_whole_first(w, h, &p), "{w}×{h}");
         }
-    }
-
-    fn rect(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
-        Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
     }
 
     #[test]

@@ -7,6 +7,7 @@
 mod backend;
 mod det;
 mod geometry;
+mod initials;
 mod jpeg2000;
 mod layout;
 mod marks;
@@ -15,6 +16,8 @@ mod practice;
 mod raster;
 mod rec;
 mod rewrite;
+#[cfg(test)]
+mod test_support;
 mod tiff_file;
 mod tract;
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
@@ -27,6 +30,7 @@ pub use image::RgbImage;
 pub use backend::{Backend, ModelCall, ModelKind, Preferring, Tensor, now, poll_once};
 pub use det::{DetParams, bgr_tensor, page_bands};
 pub use geometry::Quad;
+pub use initials::initials_to_lines;
 pub use jpeg2000::{Jpeg2000Header, MAX_JPEG2000_TILES, jpeg2000_header};
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
@@ -92,15 +96,32 @@ pub struct OcrLine {
     pub confidence: f32,
 }
 
-/// Quads recognised in one model call, in an input `width` wide: detected lines, or marks
-/// beside them (`Engine::marks`). The input holds `slots` lines, the quads first and blank
+/// Quads recognised in one model call, in an input `width` wide: detected lines, or ink
+/// beside them (`Engine::beside`). The input holds `slots` lines, the quads first and blank
 /// lines after (a static shape's batch).
 #[derive(Clone, Debug)]
 pub struct Batch {
     quads: Vec<Quad>,
-    marks: bool,
+    reading: Reading,
     width: usize,
     slots: usize,
+}
+
+/// What a recognised quad holds: a line detection found, or ink beside the lines that it
+/// missed, kept only when read as what it was taken for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Reading {
+    Line,
+    Mark,
+    Initial,
+}
+
+/// Ink beside the detected lines, read on its own: marks on their rows (`marks`) and drop
+/// capitals at their starts (`initials`).
+#[derive(Clone, Debug, Default)]
+pub struct Beside {
+    pub marks: Vec<Quad>,
+    pub initials: Vec<Quad>,
 }
 
 /// Lines per model call on a runtime without static shapes (tract): one, as tract's
@@ -143,7 +164,8 @@ pub struct Engine {
     /// Where each class of the full output goes among `lines`, the classes the script reads.
     lines_into: Vec<Option<usize>>,
     lines: Alphabet,
-    /// What marks are read as where it is fewer classes than the script's (`MARK_SCRIPT`):
+    /// What marks and drop capitals are read as where it is fewer classes than the script's
+    /// (`MARK_SCRIPT`; a drop capital is a Latin letter):
     /// which of them each of `lines` counts towards (`rec::folded_classes`), and their
     /// characters.
     marks: Option<(Vec<Option<usize>>, Alphabet)>,
@@ -255,7 +277,7 @@ impl Engine {
         }
         let quads = self.detect(img).await?;
         let quads = self.orient(img, quads, progress).await?;
-        let batches = self.recognition_batches(&quads, &self.marks(img, &quads));
+        let batches = self.recognition_batches(&quads, &self.beside(img, &quads));
         let mut lines = Vec::with_capacity(quads.len());
         for (b, batch) in batches.iter().enumerate() {
             if !progress(Step::Recognition { done: b, total: batches.len() }) {
@@ -263,7 +285,7 @@ impl Engine {
             }
             lines.extend(self.recognize_batch(img, batch).await?);
         }
-        Ok(lines)
+        Ok(initials_to_lines(lines))
     }
 
     /// Text regions as quads in reading order of their text (vertical crops turned), found
@@ -390,10 +412,11 @@ impl Engine {
         Ok(quads)
     }
 
-    /// Marks detection misses on the rows of `quads` (see `marks`), recognised in batches of
-    /// their own and kept only when read as marks.
-    pub fn marks(&self, img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
-        marks::marks_beside_lines(img, quads)
+    /// Ink detection misses beside `quads`: marks on their rows (see `marks`) and drop
+    /// capitals at their starts (see `initials`), recognised in batches of their own and kept
+    /// only when read as such. A drop capital read joins its line in `initials_to_lines`.
+    pub fn beside(&self, img: &RgbImage, quads: &[Quad]) -> Beside {
+        Beside { marks: marks::marks_beside_lines(img, quads), initials: initials::initials_beside_lines(img, quads) }
     }
 
     /// The backend's static input shape (N, C, H, W) for `model` that holds an h×w input;
@@ -402,13 +425,19 @@ impl Engine {
         self.backend.fixed_shapes(model).and_then(|shapes| fit_shape(&shapes, h, w))
     }
 
-    /// Detected lines and marks grouped for recognition calls: lines of one input width, as
-    /// many per call as the input holds (the backend's static shapes; else
-    /// `rec::input_widths` and `DYNAMIC_LINES_PER_CALL`).
-    pub fn recognition_batches(&self, quads: &[Quad], marks: &[Quad]) -> Vec<Batch> {
-        let items: Vec<(bool, &Quad)> =
-            quads.iter().map(|q| (false, q)).chain(marks.iter().map(|q| (true, q))).collect();
-        let least: Vec<usize> = items.iter().map(|&(mark, q)| rec::least_width(q, mark)).collect();
+    /// Detected lines and the ink beside them grouped for recognition calls: quads of one
+    /// kind and input width, as many per call as the input holds (the backend's static
+    /// shapes; else `rec::input_widths` and `DYNAMIC_LINES_PER_CALL`).
+    pub fn recognition_batches(&self, quads: &[Quad], beside: &Beside) -> Vec<Batch> {
+        let items: Vec<(Reading, &Quad)> = quads
+            .iter()
+            .map(|q| (Reading::Line, q))
+            .chain(beside.marks.iter().map(|q| (Reading::Mark, q)))
+            .chain(beside.initials.iter().map(|q| (Reading::Initial, q)))
+            .collect();
+        // What is not a detected line reads better on a wide blank canvas, as marks do.
+        let least: Vec<usize> =
+            items.iter().map(|&(reading, q)| rec::least_width(q, reading != Reading::Line)).collect();
         // Per item, (lines per call, input width).
         let inputs: Vec<(usize, usize)> = match self.backend.fixed_shapes(ModelKind::Recognition) {
             Some(shapes) => least
@@ -427,19 +456,22 @@ impl Engine {
             .flat_map(|group| group.chunks(inputs[group[0]].0))
             .map(|c| Batch {
                 quads: c.iter().map(|&i| *items[i].1).collect(),
-                marks: items[c[0]].0,
+                reading: items[c[0]].0,
                 width: inputs[c[0]].1,
                 slots: inputs[c[0]].0,
             })
             .collect()
     }
 
-    /// Recognises a batch; lines read as nothing or as noise, and marks not read as marks
-    /// (`marks::is_mark`), are left out.
+    /// Recognises a batch; lines read as nothing or as noise, marks not read as marks
+    /// (`marks::is_mark`) and drop capitals not read as a capital (`initials::is_initial`)
+    /// are left out.
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
         let mut lines = self.recognize_quads(img, batch).await?;
-        if batch.marks {
-            lines.retain(|l| marks::is_mark(&l.chars));
+        match batch.reading {
+            Reading::Line => {}
+            Reading::Mark => lines.retain(|l| marks::is_mark(&l.chars)),
+            Reading::Initial => lines.retain(initials::is_initial),
         }
         Ok(lines)
     }
@@ -481,7 +513,7 @@ impl Engine {
                 };
                 let marked;
                 let (row, alphabet) = match &self.marks {
-                    Some((into, alphabet)) if batch.marks => {
+                    Some((into, alphabet)) if batch.reading != Reading::Line => {
                         marked = rec::fold_class_probabilities(row, steps, into, alphabet.chars.len());
                         (marked.as_slice(), alphabet)
                     }
@@ -838,7 +870,7 @@ mod tests {
         let quads = vec![line(20.0), line(700.0)];
         let img = RgbImage::new(800, 24);
         let quads = now(engine.orient(&img, quads, &mut |_| true))?;
-        for b in engine.recognition_batches(&quads, &[]) {
+        for b in engine.recognition_batches(&quads, &Beside::default()) {
             now(engine.recognize_batch(&img, &b))?;
         }
         let taken = |calls: &Calls| calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -932,7 +964,7 @@ mod tests {
         let img = RgbImage::from_pixel(200, 24, image::Rgb([255; 3]));
         let quad = Quad([[0.0, 0.0], [200.0, 0.0], [200.0, 24.0], [0.0, 24.0]]);
         let read = |lines: &[Quad], marks: &[Quad]| -> Result<Vec<OcrLine>, OcrError> {
-            let batches = engine.recognition_batches(lines, marks);
+            let batches = engine.recognition_batches(lines, &Beside { marks: marks.to_vec(), initials: Vec::new() });
             assert_eq!(batches.len(), 1);
             now(engine.recognize_batch(&img, &batches[0]))
         };
@@ -958,7 +990,7 @@ mod tests {
             if (4..20).contains(&y) && x % 48 < 40 { image::Rgb([0; 3]) } else { image::Rgb([255; 3]) }
         });
         let line = Quad([[0.0, 0.0], [2000.0, 0.0], [2000.0, 24.0], [0.0, 24.0]]);
-        let batches = engine.recognition_batches(&[line], &[]);
+        let batches = engine.recognition_batches(&[line], &Beside::default());
         assert_eq!(batches.len(), 1);
         now(engine.recognize_batch(&img, &batches[0]))?;
         // At least 4,000 / 320 pieces, four a call.
@@ -979,7 +1011,7 @@ mod tests {
         let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 48.0], [0.0, 48.0]]);
         // Five lines that fit 320 columns, three that need 640.
         let quads: Vec<Quad> = [100.0, 600.0, 200.0, 300.0, 500.0, 250.0, 120.0, 630.0].map(line).to_vec();
-        let batches = engine.recognition_batches(&quads, &[]);
+        let batches = engine.recognition_batches(&quads, &Beside::default());
         let calls: Vec<(usize, usize, usize)> = batches.iter().map(|b| (b.width, b.quads.len(), b.slots)).collect();
         assert_eq!(calls, [(320, 4, 4), (320, 1, 4), (640, 2, 2), (640, 1, 2)]);
         for b in &batches {

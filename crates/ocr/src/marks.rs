@@ -254,18 +254,7 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn quad(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
-        Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
-    }
-
-    fn paint(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32) {
-        for y in y0..y0 + h {
-            for x in x0..x0 + w {
-                img.put_pixel(x, y, image::Rgb([20, 20, 20]));
-            }
-        }
-    }
+    use crate::test_support::{paint, rect};
 
     /// A 400×60 page with one detected line (x 20..200, y 15..45) of glyph-like blobs and a
     /// colon at x 300 on its row.
@@ -276,7 +265,7 @@ mod tests {
         }
         paint(&mut img, 300, 22, 4, 4);
         paint(&mut img, 300, 34, 4, 4);
-        (img, vec![quad(20.0, 15.0, 200.0, 45.0)])
+        (img, vec![rect(20.0, 15.0, 200.0, 45.0)])
     }
 
     #[test]
@@ -297,7 +286,7 @@ mod tests {
         // than SAME_DIRECTION): the two rows' strips both pass over the colon.
         let (s, c) = (0.07f32.sin(), 0.07f32.cos());
         let lean = |[x, y]: Point| [280.0 + (x - 280.0) * c - (y - 30.0) * s, 30.0 + (x - 280.0) * s + (y - 30.0) * c];
-        lines.push(quad(270.0, 18.0, 290.0, 42.0).map(lean));
+        lines.push(rect(270.0, 18.0, 290.0, 42.0).map(lean));
         assert_eq!(lines_to_rows(&lines).len(), 2);
         assert_eq!(marks_beside_lines(&img, &lines).len(), 1);
     }
@@ -311,7 +300,7 @@ mod tests {
 
     #[test]
     fn lines_on_one_row_share_it_and_lines_above_do_not() {
-        let quads = [quad(0.0, 0.0, 100.0, 20.0), quad(150.0, 3.0, 200.0, 23.0), quad(0.0, 30.0, 120.0, 50.0)];
+        let quads = [rect(0.0, 0.0, 100.0, 20.0), rect(150.0, 3.0, 200.0, 23.0), rect(0.0, 30.0, 120.0, 50.0)];
         assert_eq!(lines_to_rows(&quads), vec![vec![2], vec![0, 1]]);
     }
 
@@ -329,7 +318,7 @@ mod tests {
     #[test]
     fn marks_are_read_surely_and_mostly_as_punctuation() {
         let read = |s: &str, p: f32| -> Vec<OcrChar> {
-            s.chars().map(|ch| OcrChar { ch, quad: quad(0.0, 0.0, 1.0, 1.0), confidence: p }).collect()
+            s.chars().map(|ch| OcrChar { ch, quad: rect(0.0, 0.0, 1.0, 1.0), confidence: p }).collect()
         };
         assert!(is_mark(&read(":", 0.6)));
         assert!(is_mark(&read("- - - x", 0.7)));

@@ -156,6 +156,7 @@ pub fn regions_to_blocks(page: &mut Page, regions: &[LayoutRegion], px_per_pt: f
 mod tests {
     use super::*;
     use crate::OcrChar;
+    use crate::test_support::rect;
 
     fn line(text: &str, quad: Quad) -> OcrLine {
         let n = text.chars().count() as f32;
@@ -165,10 +166,6 @@ mod tests {
             .map(|(i, ch)| OcrChar { ch, quad: quad.slice(i as f32 / n, (i + 1) as f32 / n), confidence: 0.9 })
             .collect();
         OcrLine { quad, text: text.into(), chars, confidence: 0.9 }
-    }
-
-    fn rect(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
-        Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
     }
 
     #[test]

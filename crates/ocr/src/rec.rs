@@ -416,7 +416,7 @@ pub fn space_spaced_marks(decoded: Vec<Decoded>, step_px: f32) -> Vec<Decoded> {
 /// Small letters whose capitals are the same shape drawn larger: the model tells the two
 /// apart by size alone, and in an all-capital word now and then reads one small
 /// ("sUMMARY", "ADDREssES").
-const SAME_SHAPE_SMALL: [char; 7] = ['c', 'o', 's', 'v', 'w', 'x', 'z'];
+pub(crate) const SAME_SHAPE_SMALL: [char; 7] = ['c', 'o', 's', 'v', 'w', 'x', 'z'];
 /// A same-shape small letter in an all-capital word becomes a capital when the model gave the
 /// capital at least this probability at one of the letter's steps: on page 1 of 60 corpus
 /// PDFs read by OCR, the misread capitals had 0.07–0.48, a capitalised word's small letters
@@ -601,12 +601,40 @@ pub fn ctc_greedy(probs: &[f32], steps: usize, classes: &[char], gaps: &InkGaps)
         prev = best;
     }
     latin_width_forms(&mut out);
+    let mut out = one_quote_per_glyph(out);
     // Spaces at the ends of a line carry no text.
     while out.last().is_some_and(|d| d.ch == ' ') {
         out.pop();
     }
     let lead = out.iter().take_while(|d| d.ch == ' ').count();
     out.drain(..lead);
+    out
+}
+
+/// Quotation marks of one weight: the model reads a curly quote as the straight one or
+/// either curly one, and now and then as two of them.
+const QUOTE_GROUPS: [&str; 2] = ["\"“”„‟″", "'‘’‚‛′"];
+
+/// Two quotation marks of one weight read on consecutive steps, with no blank between, are one
+/// glyph the model flipped between look-alikes on (UNLV 8071_093's opening quotes read “"
+/// twice): the surer of the two is kept, over both's steps. Marks a blank apart stay two.
+fn one_quote_per_glyph(decoded: Vec<Decoded>) -> Vec<Decoded> {
+    let weight = |c: char| QUOTE_GROUPS.iter().position(|g| g.contains(c));
+    let mut out: Vec<Decoded> = Vec::with_capacity(decoded.len());
+    for d in decoded {
+        if let Some(prev) = out.last_mut()
+            && prev.last_step + 1 == d.first_step
+            && weight(d.ch).is_some()
+            && weight(prev.ch) == weight(d.ch)
+        {
+            if d.confidence > prev.confidence {
+                (prev.ch, prev.confidence) = (d.ch, d.confidence);
+            }
+            prev.last_step = d.last_step;
+            continue;
+        }
+        out.push(d);
+    }
     out
 }
 
@@ -651,6 +679,24 @@ mod tests {
         let text: String = d.iter().map(|d| d.ch).collect();
         assert_eq!(text, "abll");
         assert_eq!((d[0].first_step, d[0].last_step), (1, 2));
+    }
+
+    #[test]
+    fn a_quote_read_as_two_look_alikes_on_consecutive_steps_is_one_quote() {
+        let classes = classes("“\n\"\n‘\n'\nF");
+        let read = |seq: &[usize], p: &[f32]| {
+            let mut rows = one_hot(seq, classes.len());
+            for (t, &p) in p.iter().enumerate() {
+                rows[t * classes.len() + seq[t]] = p;
+            }
+            ctc_greedy(&rows, seq.len(), &classes, &no_ink()).iter().map(|d| d.ch).collect::<String>()
+        };
+        assert_eq!(read(&[1, 2, 5], &[0.55, 0.46, 0.9]), "“F");
+        assert_eq!(read(&[1, 2, 5], &[0.68, 0.97, 0.9]), "\"F");
+        assert_eq!(read(&[3, 4, 5], &[0.9, 0.5, 0.9]), "‘F");
+        // A blank apart, or of two weights, they are two marks.
+        assert_eq!(read(&[1, 0, 2, 5], &[0.9, 0.9, 0.9, 0.9]), "“\"F");
+        assert_eq!(read(&[4, 2, 5], &[0.9, 0.9, 0.9]), "'\"F");
     }
 
     /// Decoded letters one step each, and their rows: the read letter at `p_read`, its
