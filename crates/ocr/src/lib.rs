@@ -395,7 +395,8 @@ impl Engine {
             }
             let mut input = Tensor::zeros(vec![slots, 3, h, w]);
             for (i, q) in batch.iter().enumerate() {
-                let crop = rec::crop_quad(img, &rec::orientation_part(q), rec::scaled_width(q).min(w), h);
+                let mut crop = rec::crop_quad(img, &rec::orientation_part(q), rec::scaled_width(q).min(w), h);
+                rec::erase_neighbour_ink(&mut crop);
                 det::write_bgr(&mut input.data[i * 3 * h * w..(i + 1) * 3 * h * w], &crop, w, h);
             }
             let out = self.backend.call(ModelKind::Orientation, &input).await?;
