@@ -9,7 +9,7 @@ use image::RgbImage;
 use crate::OcrLine;
 use crate::det::mask_to_regions;
 use crate::geometry::{Point, Quad, dot, sub, turn_between};
-use crate::marks::{grey, grey_histogram, otsu};
+use crate::marks::Ink;
 use crate::rec::crop_quad;
 
 /// A drop capital spans two lines or more: the first line's cap height plus a line pitch,
@@ -81,14 +81,14 @@ fn beside_start(b: [f32; 4]) -> bool {
 /// Quads of ink beside the starts of `quads` that may be drop capitals (see `beside_start`),
 /// each padded to be read on its own; ink detection boxed is not one.
 pub fn initials_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
-    let ink = otsu(&grey_histogram(img));
+    let ink = Ink::of_page(img);
     let mut found: Vec<Quad> = Vec::new();
     for line in quads {
         // Room for the widest capital left of the start and the deepest below the top.
         let area = [-(MAX_GAP + MAX_ASPECT * MAX_LINES), TOP_ALIGN.start() - PAD, OVERLAP + PAD, MAX_LINES + PAD];
         let (w, h) = (((area[2] - area[0]) * STRIP_PX) as usize, ((area[3] - area[1]) * STRIP_PX) as usize);
         let crop = crop_quad(img, &frame_quad(line, area), w, h);
-        let mask: Vec<bool> = crop.pixels().map(|p| grey(p) <= ink).collect();
+        let mask: Vec<bool> = crop.pixels().map(|p| ink.is(p)).collect();
         let to_frame = |x: f32, y: f32| [area[0] + x / STRIP_PX, area[1] + y / STRIP_PX];
         for pts in mask_to_regions(&mask, w, h) {
             let (mut x0, mut y0, mut x1, mut y1) = (f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY);
@@ -242,6 +242,14 @@ mod tests {
         let [x0, y0, x1, y1] = found[0].bounds();
         assert!(x0 < 60.0 && x1 > 108.0 && y0 < 27.0 && y1 > 77.0, "the ring with room: {:?}", found[0]);
         assert!(x1 < 125.0 && y1 < 90.0, "no more than room: {:?}", found[0]);
+    }
+
+    #[test]
+    fn a_drop_capital_in_light_print_on_a_dark_ground_is_found_too() {
+        let (mut img, lines) = paragraph();
+        ring(&mut img, 60, 27, 48, 50);
+        image::imageops::invert(&mut img);
+        assert_eq!(initials_beside_lines(&img, &lines).len(), 1);
     }
 
     #[test]

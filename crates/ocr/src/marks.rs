@@ -138,6 +138,27 @@ pub(crate) fn grey(p: &image::Rgb<u8>) -> u8 {
     ((p[0] as u32 * 299 + p[1] as u32 * 587 + p[2] as u32 * 114) / 1000) as u8
 }
 
+/// A page's ink: the grey levels on the smaller side of its Otsu split, dark print on paper
+/// or light print on a dark ground (a dark-mode screenshot, a negative scan).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ink {
+    level: u8,
+    dark: bool,
+}
+
+impl Ink {
+    pub(crate) fn of_page(img: &RgbImage) -> Ink {
+        let hist = grey_histogram(img);
+        let level = otsu(&hist);
+        let below: u64 = hist[..=level as usize].iter().sum();
+        Ink { level, dark: 2 * below <= hist.iter().sum::<u64>() }
+    }
+
+    pub(crate) fn is(&self, p: &image::Rgb<u8>) -> bool {
+        (grey(p) <= self.level) == self.dark
+    }
+}
+
 /// Grey histogram of every `HISTOGRAM_STEP`-th pixel in both directions.
 pub(crate) fn grey_histogram(img: &RgbImage) -> [u64; 256] {
     let mut hist = [0u64; 256];
@@ -156,11 +177,11 @@ struct Strip {
     h: usize,
 }
 
-fn ink_strip(img: &RgbImage, q: &Quad, ink: u8) -> Strip {
+fn ink_strip(img: &RgbImage, q: &Quad, ink: Ink) -> Strip {
     let h = STRIP_HEIGHT;
     let w = (q.width() * h as f32 / q.height().max(1.0)).round().max(1.0) as usize;
     let rgb = crop_quad(img, q, w, h);
-    Strip { ink: rgb.pixels().map(|p| grey(p) <= ink).collect(), w, h }
+    Strip { ink: rgb.pixels().map(|p| ink.is(p)).collect(), w, h }
 }
 
 /// Mark spans (fractions along the strip): blobs of ink grouped along the row where they
@@ -221,7 +242,7 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<[f32; 2]
 /// Quads of the marks on the rows of the detected (and oriented) lines.
 pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
     let (w, h) = img.dimensions();
-    let ink = otsu(&grey_histogram(img));
+    let ink = Ink::of_page(img);
     let text: Vec<(Quad, [f32; 4])> = quads
         .iter()
         .map(|q| {
@@ -277,6 +298,13 @@ mod tests {
         let [x0, y0, x1, y1] = marks[0].bounds();
         assert!(x0 < 300.0 && x1 > 304.0 && x1 < 370.0, "{:?}", marks[0]);
         assert!(y0 <= 16.0 && y1 >= 44.0, "read at the row's height: {:?}", marks[0]);
+    }
+
+    #[test]
+    fn a_colon_in_light_print_on_a_dark_ground_is_a_mark_too() {
+        let (mut img, lines) = page_with_a_colon();
+        image::imageops::invert(&mut img);
+        assert_eq!(marks_beside_lines(&img, &lines).len(), 1);
     }
 
     #[test]
