@@ -353,6 +353,23 @@ fn a_page_turned_a_quarter_either_way_reads_as_upright() {
     }
 }
 
+/// Reading order cuts on a line's middle em across, not on its detection box, whose
+/// margins closed the gap under UNLV 8071_093's title where its box came out a little
+/// taller: read negated, columns 3 and 4 read across the page line by line (CER 0.66).
+#[test]
+fn a_page_read_negated_keeps_its_columns_apart() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("ocr/tesseract-test/testing/8071_093.3B.tif");
+    let mut page = docsift_ocr::decode_image(&std::fs::read(&path).expect("image")).expect("decodes");
+    let truth = std::fs::read_to_string(path.with_file_name("8071_093.3B.txt")).expect("truth");
+    image::imageops::invert(&mut page);
+    let doc = read_made_image(&page, &models, "negated");
+    let e = cer(&doc.pages[0].text, &truth);
+    eprintln!("UNLV 8071_093 negated: CER {e:.4}");
+    assert!(e <= 0.05, "{}", doc.pages[0].text);
+}
+
 /// A page much taller than wide, as a long screenshot or a receipt is: tesseract's phototest
 /// stacked twenty times (640×9600). Shrunk whole into detection's input, its print was too
 /// small to find and the page read as blank; read in bands (`det::tall_page_bands`), every
