@@ -332,6 +332,13 @@ fn specks_of_dust_in_a_scans_margins_leave_its_reading_as_it_was() {
     assert_eq!(dusty.pages[0].text, clean.pages[0].text);
 }
 
+/// UNLV 8071_093 (a three-column magazine page, 1-bit) and its ground truth.
+fn unlv_page_and_truth(corpus: &Path) -> (docsift_ocr::RgbImage, String) {
+    let path = corpus.join("ocr/tesseract-test/testing/8071_093.3B.tif");
+    let page = docsift_ocr::decode_image(&std::fs::read(&path).expect("image")).expect("decodes");
+    (page, std::fs::read_to_string(path.with_file_name("8071_093.3B.txt")).expect("truth"))
+}
+
 /// Orientation reads a line's crop with its neighbours' ink painted out, as recognition does:
 /// UNLV 8071_093 turned a quarter clockwise read upside down (CER 0.77), its column lines'
 /// crops holding the halves of the lines above and below, which the model took for an
@@ -340,9 +347,7 @@ fn specks_of_dust_in_a_scans_margins_leave_its_reading_as_it_was() {
 fn a_page_turned_a_quarter_either_way_reads_as_upright() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
-    let path = corpus.join("ocr/tesseract-test/testing/8071_093.3B.tif");
-    let page = docsift_ocr::decode_image(&std::fs::read(&path).expect("image")).expect("decodes");
-    let truth = std::fs::read_to_string(path.with_file_name("8071_093.3B.txt")).expect("truth");
+    let (page, truth) = unlv_page_and_truth(&corpus);
     for (turn, turned) in
         [("clockwise", image::imageops::rotate90(&page)), ("anticlockwise", image::imageops::rotate270(&page))]
     {
@@ -360,9 +365,7 @@ fn a_page_turned_a_quarter_either_way_reads_as_upright() {
 fn a_page_read_negated_keeps_its_columns_apart() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
-    let path = corpus.join("ocr/tesseract-test/testing/8071_093.3B.tif");
-    let mut page = docsift_ocr::decode_image(&std::fs::read(&path).expect("image")).expect("decodes");
-    let truth = std::fs::read_to_string(path.with_file_name("8071_093.3B.txt")).expect("truth");
+    let (mut page, truth) = unlv_page_and_truth(&corpus);
     image::imageops::invert(&mut page);
     let doc = read_made_image(&page, &models, "negated");
     let e = cer(&doc.pages[0].text, &truth);

@@ -582,59 +582,64 @@ mod tests {
         assert_eq!(p.words[0].direction, Direction::Ttb);
     }
 
-    #[test]
-    fn known_lines_on_one_row_join_and_columns_read_in_order() {
+    /// A page assembled from known lines (x, y, width, text) of 5-unit glyphs in boxes `box_h`
+    /// high, the glyphs `ink_top` below each box's top.
+    fn known_lines_page(lines: &[(f32, f32, f32, &str)], box_h: f32, ink_top: f32) -> Page {
         let mut chars = Vec::new();
         let mut known = Vec::new();
-        // Two columns of three rows (5 units high, so 12 em of prose is 60 wide); the left
-        // column's rows are each split into two boxes.
-        for (x, y, w, text) in [
-            (0.0, 0.0, 70.0, "aa"),
-            (80.0, 1.0, 70.0, "bb"),
-            (0.0, 20.0, 70.0, "cc"),
-            (80.0, 20.0, 70.0, "dd"),
-            (0.0, 40.0, 70.0, "ee"),
-            (80.0, 41.0, 70.0, "ff"),
-            (200.0, 0.0, 150.0, "gg hh"),
-            (200.0, 20.0, 150.0, "ii"),
-            (200.0, 40.0, 150.0, "jj"),
-        ] {
+        for &(x, y, w, text) in lines {
             let start = chars.len();
             for (k, c) in text.chars().enumerate() {
-                chars.push(ch(&c.to_string(), x + 5.0 * k as f32, y, 5.0, 5.0));
+                chars.push(ch(&c.to_string(), x + 5.0 * k as f32, y + ink_top, 5.0, 5.0));
             }
-            known.push(KnownLine { chars: start..chars.len(), u0: x, u1: x + w, v0: y, v1: y + 5.0, size: 5.0 });
+            known.push(KnownLine { chars: start..chars.len(), u0: x, u1: x + w, v0: y, v1: y + box_h, size: 5.0 });
         }
         let mut p = page_of(chars);
         assemble_known_lines(&mut p, &known);
+        p
+    }
+
+    #[test]
+    fn known_lines_on_one_row_join_and_columns_read_in_order() {
+        // Two columns of three rows (5 units high, so 12 em of prose is 60 wide); the left
+        // column's rows are each split into two boxes.
+        let p = known_lines_page(
+            &[
+                (0.0, 0.0, 70.0, "aa"),
+                (80.0, 1.0, 70.0, "bb"),
+                (0.0, 20.0, 70.0, "cc"),
+                (80.0, 20.0, 70.0, "dd"),
+                (0.0, 40.0, 70.0, "ee"),
+                (80.0, 41.0, 70.0, "ff"),
+                (200.0, 0.0, 150.0, "gg hh"),
+                (200.0, 20.0, 150.0, "ii"),
+                (200.0, 40.0, 150.0, "jj"),
+            ],
+            5.0,
+            0.0,
+        );
         assert_eq!(p.text, "aa bb\ncc dd\nee ff\ngg hh\nii\njj");
         assert_eq!(p.words.iter().filter(|w| w.text == "gg" || w.text == "hh").count(), 2);
     }
 
     #[test]
     fn boxes_with_margins_leave_the_gap_under_a_title_and_its_columns_read_in_order() {
-        let mut chars = Vec::new();
-        let mut known = Vec::new();
         // Boxes 1.5 em high (OCR's), 10 apart: two columns of three lines of 5-unit text, the
         // right one half a line lower, and a title across both whose box reaches into the
         // last line's box.
-        for (x, y, w, text) in [
-            (0.0, 0.0, 70.0, "aa"),
-            (0.0, 10.0, 70.0, "bb"),
-            (0.0, 20.0, 70.0, "cc"),
-            (80.0, 5.0, 70.0, "dd"),
-            (80.0, 15.0, 70.0, "ee"),
-            (80.0, 25.0, 70.0, "ff"),
-            (0.0, 32.0, 150.0, "tt"),
-        ] {
-            let start = chars.len();
-            for (k, c) in text.chars().enumerate() {
-                chars.push(ch(&c.to_string(), x + 5.0 * k as f32, y + 1.25, 5.0, 5.0));
-            }
-            known.push(KnownLine { chars: start..chars.len(), u0: x, u1: x + w, v0: y, v1: y + 7.5, size: 5.0 });
-        }
-        let mut p = page_of(chars);
-        assemble_known_lines(&mut p, &known);
+        let p = known_lines_page(
+            &[
+                (0.0, 0.0, 70.0, "aa"),
+                (0.0, 10.0, 70.0, "bb"),
+                (0.0, 20.0, 70.0, "cc"),
+                (80.0, 5.0, 70.0, "dd"),
+                (80.0, 15.0, 70.0, "ee"),
+                (80.0, 25.0, 70.0, "ff"),
+                (0.0, 32.0, 150.0, "tt"),
+            ],
+            7.5,
+            1.25,
+        );
         assert_eq!(p.text, "aa\nbb\ncc\ndd\nee\nff\ntt");
     }
 }
