@@ -79,9 +79,9 @@ fn beside_start(b: [f32; 4]) -> bool {
 }
 
 /// Quads of ink beside the starts of `quads` that may be drop capitals (see `beside_start`),
-/// each padded to be read on its own; ink detection boxed is not one.
-pub fn initials_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
-    let ink = Ink::of_page(img);
+/// each padded to be read on its own; ink detection boxed is not one. `ink`: the page's
+/// (`Ink::of_page`).
+pub fn initials_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Quad> {
     let mut found: Vec<Quad> = Vec::new();
     for line in quads {
         // Room for the widest capital left of the start and the deepest below the top.
@@ -237,7 +237,7 @@ mod tests {
     fn a_letter_two_lines_deep_at_a_paragraphs_first_line_is_found_once() {
         let (mut img, lines) = paragraph();
         ring(&mut img, 60, 27, 48, 50);
-        let found = initials_beside_lines(&img, &lines);
+        let found = initials_beside_lines(&img, &lines, Ink::of_page(&img));
         assert_eq!(found.len(), 1, "{found:?}");
         let [x0, y0, x1, y1] = found[0].bounds();
         assert!(x0 < 60.0 && x1 > 108.0 && y0 < 27.0 && y1 > 77.0, "the ring with room: {:?}", found[0]);
@@ -249,7 +249,7 @@ mod tests {
         let (mut img, lines) = paragraph();
         ring(&mut img, 60, 27, 48, 50);
         image::imageops::invert(&mut img);
-        assert_eq!(initials_beside_lines(&img, &lines).len(), 1);
+        assert_eq!(initials_beside_lines(&img, &lines, Ink::of_page(&img)).len(), 1);
     }
 
     #[test]
@@ -266,12 +266,12 @@ mod tests {
             } else {
                 ring(&mut img, x0, y0, w, h);
             }
-            let found = initials_beside_lines(&img, &lines);
+            let found = initials_beside_lines(&img, &lines, Ink::of_page(&img));
             assert!(found.is_empty(), "{what}: {found:?}");
         }
         let mut img = img;
         paint(&mut img, 60, 27, 40, 50);
-        assert!(initials_beside_lines(&img, &lines).is_empty(), "a filled box");
+        assert!(initials_beside_lines(&img, &lines, Ink::of_page(&img)).is_empty(), "a filled box");
     }
 
     #[test]
@@ -289,7 +289,7 @@ mod tests {
     fn a_drop_capital_read_joins_the_start_of_its_first_line_as_a_capital() {
         let (mut img, quads) = paragraph();
         ring(&mut img, 60, 27, 48, 50);
-        let cap = initials_beside_lines(&img, &quads)[0];
+        let cap = initials_beside_lines(&img, &quads, Ink::of_page(&img))[0];
         let lines = vec![
             line("he moped.", quads[0], 0.9),
             line("wandered", quads[1], 0.9),

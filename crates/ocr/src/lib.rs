@@ -417,7 +417,11 @@ impl Engine {
     /// capitals at their starts (see `initials`), recognised in batches of their own and kept
     /// only when read as such. A drop capital read joins its line in `initials_to_lines`.
     pub fn beside(&self, img: &RgbImage, quads: &[Quad]) -> Beside {
-        Beside { marks: marks::marks_beside_lines(img, quads), initials: initials::initials_beside_lines(img, quads) }
+        let ink = marks::Ink::of_page(img);
+        Beside {
+            marks: marks::marks_beside_lines(img, quads, ink),
+            initials: initials::initials_beside_lines(img, quads, ink),
+        }
     }
 
     /// The backend's static input shape (N, C, H, W) for `model` that holds an h×w input;

@@ -239,10 +239,10 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<[f32; 2]
         .collect()
 }
 
-/// Quads of the marks on the rows of the detected (and oriented) lines.
-pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad]) -> Vec<Quad> {
+/// Quads of the marks on the rows of the detected (and oriented) lines; `ink`: the page's
+/// (`Ink::of_page`).
+pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Quad> {
     let (w, h) = img.dimensions();
-    let ink = Ink::of_page(img);
     let text: Vec<(Quad, [f32; 4])> = quads
         .iter()
         .map(|q| {
@@ -293,7 +293,7 @@ mod tests {
     fn a_colon_beside_a_detected_line_is_a_mark_a_lone_speck_is_not() {
         let (mut img, lines) = page_with_a_colon();
         paint(&mut img, 370, 28, 3, 3);
-        let marks = marks_beside_lines(&img, &lines);
+        let marks = marks_beside_lines(&img, &lines, Ink::of_page(&img));
         assert_eq!(marks.len(), 1, "{marks:?}");
         let [x0, y0, x1, y1] = marks[0].bounds();
         assert!(x0 < 300.0 && x1 > 304.0 && x1 < 370.0, "{:?}", marks[0]);
@@ -304,7 +304,7 @@ mod tests {
     fn a_colon_in_light_print_on_a_dark_ground_is_a_mark_too() {
         let (mut img, lines) = page_with_a_colon();
         image::imageops::invert(&mut img);
-        assert_eq!(marks_beside_lines(&img, &lines).len(), 1);
+        assert_eq!(marks_beside_lines(&img, &lines, Ink::of_page(&img)).len(), 1);
     }
 
     #[test]
@@ -316,14 +316,14 @@ mod tests {
         let lean = |[x, y]: Point| [280.0 + (x - 280.0) * c - (y - 30.0) * s, 30.0 + (x - 280.0) * s + (y - 30.0) * c];
         lines.push(rect(270.0, 18.0, 290.0, 42.0).map(lean));
         assert_eq!(lines_to_rows(&lines).len(), 2);
-        assert_eq!(marks_beside_lines(&img, &lines).len(), 1);
+        assert_eq!(marks_beside_lines(&img, &lines, Ink::of_page(&img)).len(), 1);
     }
 
     #[test]
     fn ink_crossing_the_row_makes_what_is_beside_it_part_of_a_picture() {
         let (mut img, lines) = page_with_a_colon();
         paint(&mut img, 320, 0, 2, 60);
-        assert!(marks_beside_lines(&img, &lines).is_empty());
+        assert!(marks_beside_lines(&img, &lines, Ink::of_page(&img)).is_empty());
     }
 
     #[test]
