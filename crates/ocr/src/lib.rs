@@ -7,6 +7,7 @@
 mod backend;
 mod det;
 mod geometry;
+mod gutters;
 mod initials;
 mod jpeg2000;
 mod layout;
@@ -293,7 +294,14 @@ impl Engine {
     /// again at a finer scale (see `det::finer_for_small_text`); a page much longer than wide,
     /// band by band (see `det::long_page_bands`), unless a first read of it whole sized its
     /// print (see `det::reads_long_page_whole_first`).
+    ///
+    /// Boxes DB drew across a column gutter come out as one line per column (see `gutters`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
+        let quads = self.detect_boxes(img).await?;
+        Ok(gutters::quads_cut_at_gutters(img, quads, marks::Ink::of_page(img)))
+    }
+
+    async fn detect_boxes(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let (w, h) = img.dimensions();
         let bands = det::long_page_bands(w, h, &self.det);
         if bands.len() == 1 {

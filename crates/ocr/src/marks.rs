@@ -13,7 +13,7 @@ use crate::rec::crop_quad;
 /// Lines whose centres are less than this many line heights apart across the text share a row.
 const SAME_ROW: f32 = 0.5;
 /// ... and whose reading directions differ by less than this (radians, ~3°).
-const SAME_DIRECTION: f32 = 0.05;
+pub(crate) const SAME_DIRECTION: f32 = 0.05;
 /// Ink this close to a detected line (row heights) is part of it: glyph edges DB's box cuts.
 const COVER_MARGIN: f32 = 0.15;
 /// Blobs whose longer side is under this (row heights) are specks: a colon's dot at 150 dpi

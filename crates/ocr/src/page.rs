@@ -14,7 +14,7 @@ use crate::layout::{LayoutRegion, RegionKind};
 pub const OCR_FONT: &str = "OCR";
 /// A detected line box is about this many font sizes high: DB grows the shrunk text
 /// kernel back with a margin (unclip ratio 1.6).
-const BOX_HEIGHT_EM: f32 = 1.5;
+pub(crate) const BOX_HEIGHT_EM: f32 = 1.5;
 
 /// Fills `page` (whose width/height are already set, in points) from OCR lines found on
 /// an image of it with `px_per_pt` pixels per point; native characters are replaced.

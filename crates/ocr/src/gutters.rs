@@ -1,0 +1,227 @@
+//! Detected lines cut at column gutters: DB joins the lines of two columns into one box
+//! where their gutter is narrow next to the print (UNLV 8071_093 turned −10°: the first
+//! lines of its last two columns were single boxes, which kept the reading order from
+//! finding the gutter, and the columns were read across, line by line). A box's ink is looked
+//! at in its middle em; a gap there as wide as a gutter is one when the lines around it,
+//! of the same print, stop or start beside it rather than run across it: loosely justified
+//! columns have word spaces as wide (UNLV's magazine columns, upright, a few of them).
+
+use image::RgbImage;
+
+use crate::geometry::{Point, Quad, dot, sub, turn_between};
+use crate::marks::{Ink, SAME_DIRECTION};
+use crate::page::BOX_HEIGHT_EM;
+use crate::rec::crop_quad;
+
+/// A blank run across a line's middle em at least this wide (em) may be a gutter: the
+/// reading order parts columns 0.8 em apart (`MIN_GUTTER_EM`, OCR's sizes run a tenth high).
+const MIN_GAP_EM: f32 = 0.8;
+/// Both sides of a gutter hold at least this much ink along the line (em): a list's bullet
+/// or number before its indent, alone, reads as nothing sure (pdfplumber issue-598's
+/// bullets were lost so), and what a gutter parts is text.
+const MIN_PIECE_EM: f32 = 2.5;
+/// A line's middle em is looked at this many columns an em along (a gap of `MIN_GAP_EM` is
+/// 13 of them)...
+const COLUMNS_PER_EM: f32 = 16.0;
+/// ...and this many rows across, a tenth of an em apart: a hyphen's stroke shows.
+const MIDDLE_ROWS: usize = 10;
+/// Each piece keeps this much of the gap on its side (em), as DB's box margins hold.
+const PIECE_MARGIN_EM: f32 = 0.25;
+/// Lines whose centres are this many of the line's box heights away across the text or
+/// closer are its neighbours: three lines of body text above and below.
+const NEIGHBOUR_REACH: f32 = 2.5;
+/// Neighbours' box heights are within this ratio of the line's: a title's gap is not a
+/// gutter because body text beside it stops there.
+const SAME_PRINT: f32 = 1.4;
+/// A neighbour that stops or starts in a gap or this close to it (em) takes its side of a
+/// gutter: a paragraph's indent, a ragged line's end; the next column's lines start further
+/// from a wide word space (UNLV upright, 2 em).
+const COLUMN_EDGE_EM: f32 = 1.5;
+/// A gap is a gutter when it has at least this many edges (a gutter has up to a dozen, from
+/// three lines above and below in each column; a wide space after an East Asian comma had
+/// two, from lines ending near it)...
+const MIN_EDGES: usize = 3;
+/// ...and this many times as many as run across it: a line of the same print across the
+/// whole page, such as a footnote, may cross a gutter's end.
+const EDGES_PER_CROSSING: usize = 3;
+
+/// The quads, each cut at the gaps in its middle em that are column gutters (see the
+/// module's comment); `ink`: the page's (`Ink::of_page`).
+pub fn quads_cut_at_gutters(img: &RgbImage, quads: Vec<Quad>, ink: Ink) -> Vec<Quad> {
+    let runs: Vec<Vec<[f32; 2]>> = quads.iter().map(|q| ink_runs(img, q, ink)).collect();
+    let mut out = Vec::with_capacity(quads.len());
+    for (i, q) in quads.iter().enumerate() {
+        let (Some(first), Some(last)) = (runs[i].first(), runs[i].last()) else {
+            out.push(*q);
+            continue;
+        };
+        let em = q.height() / BOX_HEIGHT_EM / q.width().max(f32::MIN_POSITIVE);
+        let (mut start, mut ink_start) = (0.0, first[0]);
+        for pair in runs[i].windows(2) {
+            let (left, right) = (pair[0][1], pair[1][0]);
+            let text_both_sides = left - ink_start >= MIN_PIECE_EM * em && last[1] - right >= MIN_PIECE_EM * em;
+            if text_both_sides && is_gutter(&quads, &runs, i, [q.at(left, 0.5), q.at(right, 0.5)]) {
+                out.push(q.slice(start, left + PIECE_MARGIN_EM * em));
+                (start, ink_start) = (right - PIECE_MARGIN_EM * em, right);
+            }
+        }
+        out.push(if start == 0.0 { *q } else { q.slice(start, 1.0) });
+    }
+    out
+}
+
+/// Whether the gap of line `i` from `l` to `r` is a gutter. Its edges are where the
+/// neighbours of the same print and direction that do not cross it stop before it or start
+/// after it, in it or within `COLUMN_EDGE_EM` of it (a line detection also joined across it
+/// has both); they are at least `MIN_EDGES`, and `EDGES_PER_CROSSING` times the neighbours
+/// whose ink crosses it.
+fn is_gutter(quads: &[Quad], runs: &[Vec<[f32; 2]>], i: usize, [l, r]: [Point; 2]) -> bool {
+    let q = &quads[i];
+    let (e, _) = q.axis();
+    let h = q.height();
+    let edge = COLUMN_EDGE_EM * h / BOX_HEIGHT_EM;
+    let width = dot(sub(r, l), e);
+    let (mut edges, mut across) = (0usize, 0usize);
+    for (j, n) in quads.iter().enumerate() {
+        let ratio = n.height() / h.max(f32::MIN_POSITIVE);
+        if j == i
+            || !(1.0 / SAME_PRINT..=SAME_PRINT).contains(&ratio)
+            || turn_between(n.angle(), q.angle()).abs() >= SAME_DIRECTION
+            || q.across(n.centre()).abs() > NEIGHBOUR_REACH * h
+        {
+            continue;
+        }
+        // Along `q`'s text, from the gap's start: the neighbour's ink runs.
+        let along = |f: f32| dot(sub(n.at(f, 0.5), l), e);
+        let spans = runs[j].iter().map(|&[a, b]| (along(a), along(b)));
+        let half = width / 2.0;
+        if spans.clone().any(|(a, b)| a < half && b > half) {
+            across += 1;
+        } else {
+            edges += usize::from(spans.clone().any(|(_, b)| (-edge..=width).contains(&b)))
+                + usize::from(spans.clone().any(|(a, _)| (0.0..=width + edge).contains(&a)));
+        }
+    }
+    edges >= MIN_EDGES && edges >= EDGES_PER_CROSSING * across
+}
+
+/// A line's ink, as runs (fractions along it) between gaps of `MIN_GAP_EM` or more in its
+/// middle em; none for a blank one.
+fn ink_runs(img: &RgbImage, q: &Quad, ink: Ink) -> Vec<[f32; 2]> {
+    let ems = q.width() * BOX_HEIGHT_EM / q.height().max(f32::MIN_POSITIVE);
+    let w = (ems * COLUMNS_PER_EM).ceil().max(1.0) as usize;
+    let (top, bottom) = (0.5 - 0.5 / BOX_HEIGHT_EM, 0.5 + 0.5 / BOX_HEIGHT_EM);
+    let middle = Quad([q.at(0.0, top), q.at(1.0, top), q.at(1.0, bottom), q.at(0.0, bottom)]);
+    let crop = crop_quad(img, &middle, w, MIDDLE_ROWS);
+    let inked: Vec<bool> =
+        (0..w).map(|x| (0..MIDDLE_ROWS).any(|y| ink.is(crop.get_pixel(x as u32, y as u32)))).collect();
+    let runs = columns_to_runs(&inked, MIN_GAP_EM * COLUMNS_PER_EM);
+    runs.into_iter().map(|[a, b]| [a as f32 / w as f32, b as f32 / w as f32]).collect()
+}
+
+/// Runs `[start, end)` of inked columns, joined across blanks narrower than `min_gap`.
+fn columns_to_runs(inked: &[bool], min_gap: f32) -> Vec<[usize; 2]> {
+    let mut runs: Vec<[usize; 2]> = Vec::new();
+    let mut x = 0;
+    while let Some(start) = inked[x..].iter().position(|&i| i).map(|p| x + p) {
+        let end = inked[start..].iter().position(|&i| !i).map_or(inked.len(), |p| start + p);
+        match runs.last_mut() {
+            Some(last) if ((start - last[1]) as f32) < min_gap => last[1] = end,
+            _ => runs.push([start, end]),
+        }
+        x = end;
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{paint, rect};
+
+    fn columns(pattern: &str) -> Vec<bool> {
+        pattern.chars().map(|c| c == '#').collect()
+    }
+
+    #[test]
+    fn ink_runs_part_at_gaps_as_wide_as_a_gutter_and_not_at_word_spaces() {
+        // A gap of 8 columns or more parts: word spaces of 3 and 5, a gutter of 9.
+        let line = columns(" ####   ###     ####.........####   ### ");
+        assert_eq!(columns_to_runs(&line, 8.0), vec![[1, 20], [29, 39]]);
+        assert_eq!(columns_to_runs(&columns(" ####   ###     #### "), 8.0), vec![[1, 20]]);
+        assert!(columns_to_runs(&columns("        "), 8.0).is_empty());
+    }
+
+    /// A page of `rows` lines in boxes 30 px high, 24 px apart, of 10-px blobs 14 px apart from x 20
+    /// to 680, with a blank from 300 to 324 on each (a gutter) or only on the first (a wide
+    /// word space); boxes across both columns on the first `joined` rows, one box per column
+    /// below them.
+    fn page(rows: u32, joined: u32, gutter_on_every_row: bool) -> (RgbImage, Vec<Quad>) {
+        let mut img = RgbImage::from_pixel(700, 24 * rows + 30, image::Rgb([255, 255, 255]));
+        let mut quads = Vec::new();
+        for r in 0..rows {
+            let y = 15 + 24 * r;
+            let gap = r == 0 || gutter_on_every_row;
+            for x in (20..680).step_by(14).filter(|&x| !gap || !(290..324).contains(&x)) {
+                paint(&mut img, x, y + 7, 10, 15);
+            }
+            let (top, bottom) = (y as f32, y as f32 + 30.0);
+            if r < joined || !gutter_on_every_row {
+                quads.push(rect(10.0, top, 690.0, bottom));
+            } else {
+                quads.push(rect(10.0, top, 305.0, bottom));
+                quads.push(rect(319.0, top, 690.0, bottom));
+            }
+        }
+        (img, quads)
+    }
+
+    fn split(img: &RgbImage, quads: Vec<Quad>) -> Vec<[f32; 4]> {
+        quads_cut_at_gutters(img, quads, Ink::of_page(img)).iter().map(Quad::bounds).collect()
+    }
+
+    #[test]
+    fn boxes_across_a_gutter_between_columns_are_read_as_one_line_per_column() {
+        let (img, quads) = page(7, 2, true);
+        let parts = split(&img, quads);
+        assert_eq!(parts.len(), 14, "{parts:?}");
+        // The joined boxes part in their gap (300..324 less the last blob's tail), each piece
+        // with its margin (a quarter em: 5 px).
+        let [l0, _, l1, _] = parts[0];
+        let [r0, _, r1, _] = parts[1];
+        assert!(l0 == 10.0 && (300.0..=310.0).contains(&l1), "{:?}", parts[0]);
+        assert!((314.0..324.0).contains(&r0) && (r1 - 690.0).abs() < 0.5, "{:?}", parts[1]);
+    }
+
+    #[test]
+    fn a_wide_space_in_one_line_of_a_column_is_no_gutter() {
+        let (img, quads) = page(7, 0, false);
+        assert_eq!(split(&img, quads).len(), 7);
+    }
+
+    #[test]
+    fn a_lists_bullets_stay_in_their_items_lines() {
+        // Bullets 10 px wide (half an em), each 30 px before its item's text.
+        let mut img = RgbImage::from_pixel(700, 200, image::Rgb([255, 255, 255]));
+        let mut quads = Vec::new();
+        for r in 0..7 {
+            let y = 15 + 24 * r;
+            paint(&mut img, 20, y + 10, 10, 10);
+            for x in (60..680).step_by(14) {
+                paint(&mut img, x, y + 7, 10, 15);
+            }
+            quads.push(rect(10.0, y as f32, 690.0, y as f32 + 30.0));
+        }
+        assert_eq!(split(&img, quads).len(), 7);
+    }
+
+    #[test]
+    fn a_gap_in_a_title_beside_smaller_print_is_no_gutter() {
+        let (img, mut quads) = page(7, 7, true);
+        // The first line is drawn 60 px high: not the print of the columns beside it.
+        quads[0] = rect(10.0, 0.0, 690.0, 60.0);
+        let parts = split(&img, quads);
+        assert_eq!(parts[0], [10.0, 0.0, 690.0, 60.0]);
+        assert_eq!(parts.len(), 13, "{parts:?}");
+    }
+}
