@@ -397,18 +397,47 @@ fn turned(img: &docsift_ocr::RgbImage, degrees: f32) -> docsift_ocr::RgbImage {
     })
 }
 
-/// A box DB draws across a narrow column gutter is cut there (`gaps`): UNLV 8071_093 turned
-/// 10° anticlockwise had the first lines of its last two columns in single boxes, so the
-/// reading order found no gutter and read those columns across, line by line (CER 0.26).
+/// A box DB draws across a narrow column gutter is cut there (`gutters`): on labor.pdf
+/// read by OCR (two columns a little over an em apart) many rows of both columns were single
+/// boxes, so the reading order found no gutter and read the columns across, line by line.
 #[test]
-fn a_skewed_page_whose_column_lines_detection_joins_keeps_its_columns_apart() {
+fn columns_whose_lines_detection_joins_across_the_gutter_are_read_one_after_the_other() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/labor.pdf");
+    let doc = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("labor");
+    let text = &doc.pages[0].text;
+    for lines in [
+        "These recovery paths\nfor an industry are greatly influenced by a\n",
+        "United States will rise 20.5 million between\n2010 and 2020, from about 143.1 million\n",
+        "trillion to $21.6 trillion, 2.9 percent per year,\nover the 2010",
+    ] {
+        assert!(text.contains(lines), "{lines:?} in:\n{text}");
+    }
+}
+
+/// The median size of a page's characters.
+fn median_size(doc: &Document) -> f32 {
+    let mut sizes: Vec<f32> = doc.pages[0].chars.iter().map(|c| c.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    sizes.get(sizes.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// A page skewed 5° or more is detected again set straight (`det::skew_to_undo`): DB's boxes
+/// around lines 20° off came out a fifth taller than upright, and so did the sizes read from
+/// them. UNLV 8071_093 turned 200° by ImageMagick had its narrowest gutter closed so, and its
+/// last two columns read across (CER 0.33).
+#[test]
+fn a_page_skewed_twenty_degrees_and_upside_down_reads_as_upright_with_its_sizes() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let (page, truth) = unlv_page_and_truth(&corpus);
-    let doc = read_made_image(&turned(&page, -10.0), &models, "turned -10°");
-    let e = cer(&doc.pages[0].text, &truth);
-    eprintln!("UNLV 8071_093 turned 10° anticlockwise: CER {e:.4}");
+    let upright = median_size(&read_made_image(&page, &models, "upright"));
+    let doc = read_made_image(&turned(&page, 200.0), &models, "turned 200°");
+    let (e, size) = (cer(&doc.pages[0].text, &truth), median_size(&doc));
+    eprintln!("UNLV 8071_093 turned 200°: CER {e:.4}, median size {size:.1} against {upright:.1} upright");
     assert!(e <= 0.05, "{}", doc.pages[0].text);
+    assert!((size / upright - 1.0).abs() <= 0.05, "{size} against {upright}");
 }
 
 /// A page much taller than wide, as a long screenshot or a receipt is: tesseract's phototest

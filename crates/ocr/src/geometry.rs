@@ -25,6 +25,22 @@ pub(crate) fn turn_between(a: f32, b: f32) -> f32 {
     (a - b + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI
 }
 
+/// The reading direction of most quads, to within their skew: the median angle of those in
+/// the most common quadrant.
+pub(crate) fn reading_angle<'a>(quads: impl Iterator<Item = &'a Quad>) -> f32 {
+    use std::f32::consts::FRAC_PI_2;
+    let angles: Vec<f32> = quads.map(Quad::angle).collect();
+    let mut counts = [0usize; 4];
+    for &a in &angles {
+        counts[quarter_turns(a)] += 1;
+    }
+    let best = (0..4).max_by_key(|&q| counts[q]).unwrap_or(0);
+    let base = best as f32 * FRAC_PI_2;
+    let offsets: Vec<f32> =
+        angles.iter().filter(|&&a| quarter_turns(a) == best).map(|&a| turn_between(a, base)).collect();
+    base + docsift_layout::median(offsets)
+}
+
 fn len(v: Point) -> f32 {
     v[0].hypot(v[1])
 }

@@ -295,10 +295,19 @@ impl Engine {
     /// band by band (see `det::long_page_bands`), unless a first read of it whole sized its
     /// print (see `det::reads_long_page_whole_first`).
     ///
-    /// Boxes DB drew across a column gutter come out as one line per column (see `gutters`).
+    /// A page skewed by `det::MIN_DESKEW` or more is detected again turned straight (see
+    /// `det::skew_to_undo`). Boxes DB drew across a column gutter come out as one line per
+    /// column (see `gutters`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
-        let quads = self.detect_boxes(img).await?;
-        Ok(gutters::quads_cut_at_gutters(img, quads, marks::Ink::of_page(img)))
+        let ink = marks::Ink::of_page(img);
+        let mut quads = self.detect_boxes(img).await?;
+        if let Some(skew) = det::skew_to_undo(&quads) {
+            let (canvas, frame) = det::deskewed(img, skew, ink.paper());
+            let (w, h) = (canvas.width() as f32, canvas.height() as f32);
+            let found = self.detect_boxes(&canvas).await?;
+            quads = found.into_iter().map(|q| q.map(|[x, y]| frame.at(x / w, y / h))).collect();
+        }
+        Ok(gutters::quads_cut_at_gutters(img, quads, ink))
     }
 
     async fn detect_boxes(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {

@@ -157,6 +157,11 @@ impl Ink {
     pub(crate) fn is(&self, p: &image::Rgb<u8>) -> bool {
         (grey(p) <= self.level) == self.dark
     }
+
+    /// A colour of the ground the ink is on: white under dark print, black under light.
+    pub(crate) fn paper(&self) -> image::Rgb<u8> {
+        image::Rgb(if self.dark { [255; 3] } else { [0; 3] })
+    }
 }
 
 /// Grey histogram of every `HISTOGRAM_STEP`-th pixel in both directions.

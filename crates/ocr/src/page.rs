@@ -7,7 +7,7 @@ use docsift_layout::{KnownLine, assemble_known_lines};
 use docsift_model::{BBox, Block, BlockKind, Char, Direction, Matrix, OcrInfo, Origin, Page};
 
 use crate::OcrLine;
-use crate::geometry::{Quad, quarter_turns, turn_between};
+use crate::geometry::{Quad, reading_angle};
 use crate::layout::{LayoutRegion, RegionKind};
 
 /// Font name given to recognised characters.
@@ -21,7 +21,7 @@ pub(crate) const BOX_HEIGHT_EM: f32 = 1.5;
 pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine: &str) {
     let font: Arc<str> = Arc::from(OCR_FONT);
     let to_pt = |q: &Quad| q.map(|[x, y]| [x / px_per_pt, y / px_per_pt]);
-    let theta = page_angle(lines);
+    let theta = reading_angle(lines.iter().map(|l| &l.quad));
     let (sin, cos) = theta.sin_cos();
     let frame = |[x, y]: [f32; 2]| (x * cos + y * sin, -x * sin + y * cos);
     page.chars.clear();
@@ -72,22 +72,6 @@ pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine:
     assemble_known_lines(page, &known);
     let confidence = if lines.is_empty() { 0.0 } else { conf_sum / lines.len() as f32 };
     page.ocr = Some(OcrInfo { engine: engine.to_string(), dpi: px_per_pt * 72.0, confidence, hybrid: false });
-}
-
-/// The reading direction of most lines, to within their skew: the median angle of the
-/// lines in the most common quadrant.
-fn page_angle(lines: &[OcrLine]) -> f32 {
-    use std::f32::consts::FRAC_PI_2;
-    let angles: Vec<f32> = lines.iter().map(|l| l.quad.angle()).collect();
-    let mut counts = [0usize; 4];
-    for &a in &angles {
-        counts[quarter_turns(a)] += 1;
-    }
-    let best = (0..4).max_by_key(|&q| counts[q]).unwrap_or(0);
-    let base = best as f32 * FRAC_PI_2;
-    let offsets: Vec<f32> =
-        angles.iter().filter(|&&a| quarter_turns(a) == best).map(|&a| turn_between(a, base)).collect();
-    base + docsift_layout::median(offsets)
 }
 
 fn direction_of(angle: f32) -> Direction {
