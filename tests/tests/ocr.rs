@@ -440,6 +440,24 @@ fn a_page_skewed_twenty_degrees_and_upside_down_reads_as_upright_with_its_sizes(
     assert!((size / upright - 1.0).abs() <= 0.05, "{size} against {upright}");
 }
 
+/// A line's ends are where its ink starts and stops, not where CTC's steps put its first and
+/// last characters: UNLV 8071_093 shrunk to 30% (bilinear), its print 11 px, read its last
+/// two columns row by row below their subheading (CER 0.22). The gutter between them, 1.2 em
+/// of blank (Pillow's 30%: 13 px), measured from the characters' steps (a step is 3 px
+/// there) closed to 0.8 em (9.7 px), under what parts columns.
+#[test]
+fn columns_a_small_scan_leaves_a_narrow_gutter_between_are_read_apart() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let (page, truth) = unlv_page_and_truth(&corpus);
+    let (w, h) = (page.width() * 3 / 10, page.height() * 3 / 10);
+    let small = image::imageops::resize(&page, w, h, image::imageops::FilterType::Triangle);
+    let doc = read_made_image(&small, &models, "UNLV at 30%");
+    let e = cer(&doc.pages[0].text, &truth);
+    eprintln!("UNLV 8071_093 at 30%: CER {e:.4}");
+    assert!(e <= 0.05, "{}", doc.pages[0].text);
+}
+
 /// A page much taller than wide, as a long screenshot or a receipt is: tesseract's phototest
 /// stacked twenty times (640×9600). Shrunk whole into detection's input, its print was too
 /// small to find and the page read as blank; read in bands (`det::tall_page_bands`), every

@@ -542,10 +542,11 @@ impl Engine {
                     _ => (row, &self.lines),
                 };
                 let step_px = w as f32 / steps as f32;
-                let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &rec::InkGaps::new(&piece.crop, step_px));
+                let gaps = rec::InkGaps::new(&piece.crop, step_px);
+                let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
                 rec::capitals_in_capital_words(&mut decoded, row, steps, &alphabet.capitals);
-                decoded_to_line(&piece.quad, &decoded, steps, w, piece.crop.width() as usize)
+                decoded_to_line(&piece.quad, &decoded, step_px, &gaps, piece.crop.width() as usize)
             }));
         }
         let mut lines = Vec::with_capacity(batch.quads.len());
@@ -649,12 +650,13 @@ fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'
 }
 
 /// Places each decoded character on the line: CTC step t covers input columns
-/// [t, t+1)·width/steps, of which the line's own pixels are the first `line_w`.
+/// [t, t+1)·`step_px`, of which the line's own pixels are the first `line_w`. The line's
+/// first and last characters reach to where its ink starts and ends.
 fn decoded_to_line(
     quad: &Quad,
     decoded: &[rec::Decoded],
-    steps: usize,
-    input_w: usize,
+    step_px: f32,
+    gaps: &rec::InkGaps,
     line_w: usize,
 ) -> Option<OcrLine> {
     if decoded.is_empty() {
@@ -664,19 +666,31 @@ fn decoded_to_line(
     if confidence < MIN_LINE_CONFIDENCE {
         return None;
     }
-    let step_u = input_w as f32 / steps as f32 / line_w as f32;
-    let mut chars = Vec::with_capacity(decoded.len());
-    for (k, d) in decoded.iter().enumerate() {
-        let u0 = d.first_step as f32 * step_u;
-        // A character reaches to where the next one starts, but not past its own last step + 1.
-        let end = decoded.get(k + 1).map_or(d.last_step + 1, |n| n.first_step.min(d.last_step + 1));
-        let u1 = (end as f32 * step_u).max(u0 + step_u * 0.5);
-        chars.push(OcrChar {
+    // Each character in input columns: to where the next one starts, but not past its own
+    // last step + 1, and at least half a step.
+    let mut spans: Vec<(f32, f32)> = decoded
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            let end = decoded.get(k + 1).map_or(d.last_step + 1, |n| n.first_step.min(d.last_step + 1));
+            let x0 = d.first_step as f32 * step_px;
+            (x0, (end as f32 * step_px).max(x0 + step_px * 0.5))
+        })
+        .collect();
+    let n = spans.len();
+    let columns = |(x0, x1): (f32, f32)| x0 as usize..(x1.ceil() as usize).min(line_w);
+    let (start, end) = gaps.ink_ends(columns(spans[0]), columns(spans[n - 1]));
+    (spans[0].0, spans[n - 1].1) = (start as f32, end as f32);
+    let u = |x: f32| (x / line_w as f32).clamp(0.0, 1.0);
+    let chars = decoded
+        .iter()
+        .zip(spans)
+        .map(|(d, (x0, x1))| OcrChar {
             ch: d.ch,
-            quad: quad.slice(u0.clamp(0.0, 1.0), u1.clamp(0.0, 1.0)),
+            quad: quad.slice(u(x0), u(x1.max(x0 + 1.0))),
             confidence: d.confidence,
-        });
-    }
+        })
+        .collect();
     Some(OcrLine { quad: *quad, text: decoded.iter().map(|d| d.ch).collect(), chars, confidence })
 }
 

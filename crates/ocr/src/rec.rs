@@ -2,6 +2,7 @@
 //! a few input widths per page, CTC greedy decoding with per-character confidence.
 
 use std::cell::OnceCell;
+use std::ops::Range;
 
 use image::{Rgb, RgbImage};
 
@@ -42,6 +43,9 @@ pub const REC_MAX_WIDTH: usize = 3200;
 pub const MAX_PIECES_PER_LINE: usize = 16;
 /// A column of a line's crop with at most this many ink pixels is blank: a scan's specks.
 const BLANK_COLUMN_INK: u32 = 2;
+/// A column of a line's crop with at least this many ink pixels is a rule beside the line,
+/// not a glyph: the crop is about 1.5 em high, glyphs with their descenders about 1.2 em.
+const RULE_MIN_INK: u32 = LINE_HEIGHT as u32 * 9 / 10;
 /// A blank gap in a line's crop at least this share of its height wide is a word space: the
 /// crop is about 1.5 em high, a space a quarter em or more beside its glyphs' side bearings
 /// (0.17 of the height and up), and letters stand under a tenth apart.
@@ -229,8 +233,8 @@ fn is_word_space(columns: usize) -> bool {
 /// a word space's blank between two CTC steps.
 pub struct InkGaps<'a> {
     crop: Option<&'a RgbImage>,
-    /// Ink pixels per input column, counted when a half-seen space first asks (most lines
-    /// have none); columns past the crop are blank.
+    /// Glyph ink per input column (`glyph_ink`), counted when first asked: for a half-seen
+    /// space or the line's ends. Columns past the crop are blank.
     ink: OnceCell<Vec<u32>>,
     /// Input columns per CTC step.
     step_px: f32,
@@ -241,20 +245,55 @@ impl<'a> InkGaps<'a> {
         InkGaps { crop: Some(crop), ink: OnceCell::new(), step_px }
     }
 
+    /// Whether column `x` of the crop holds glyph ink.
+    fn inked(&self, x: usize) -> bool {
+        let ink = self.ink.get_or_init(|| self.crop.map(|c| glyph_ink(ink_columns(c))).unwrap_or_default());
+        ink.get(x).is_some_and(|&i| i > BLANK_COLUMN_INK)
+    }
+
+    /// Where a line's ink starts and ends, in crop columns, from the column spans of its first
+    /// and last characters: CTC places a character by the steps it fired on, up to a step
+    /// or two off its glyph's edges (a step is 8 columns, a third of an em), and a line's
+    /// ends are what tell columns apart. An end inside ink moves out to where that ink stops;
+    /// one in blank moves in to the span's first or last ink; a span without ink is kept.
+    pub fn ink_ends(&self, first: Range<usize>, last: Range<usize>) -> (usize, usize) {
+        let start = if self.inked(first.start) {
+            (0..first.start).rev().take_while(|&x| self.inked(x)).last().unwrap_or(first.start)
+        } else {
+            first.clone().find(|&x| self.inked(x)).unwrap_or(first.start)
+        };
+        let end = if last.end > 0 && self.inked(last.end - 1) {
+            (last.end..).find(|&x| !self.inked(x)).unwrap_or(last.end)
+        } else {
+            last.clone().rev().find(|&x| self.inked(x)).map_or(last.end, |x| x + 1)
+        };
+        (start, end.max(start + 1))
+    }
+
     /// Whether the columns of steps `from..=to` hold a blank run as wide as a word space.
     fn word_space_within(&self, from: usize, to: usize) -> bool {
-        let ink = self.ink.get_or_init(|| self.crop.map(ink_columns).unwrap_or_default());
         let column = |step: usize| (step as f32 * self.step_px) as usize;
         let (x0, x1) = (column(from), column(to + 1));
         let mut run = 0;
         for x in x0..x1 {
-            run = if ink.get(x).is_some_and(|&i| i > BLANK_COLUMN_INK) { 0 } else { run + 1 };
+            run = if self.inked(x) { 0 } else { run + 1 };
             if is_word_space(run) {
                 return true;
             }
         }
         false
     }
+}
+
+/// A line crop's ink per column (`ink_columns`) as its glyphs leave it: over the crop's least
+/// (a table's rule across the line inks every column alike), and none in a rule beside the
+/// line (`RULE_MIN_INK`).
+fn glyph_ink(mut columns: Vec<u32>) -> Vec<u32> {
+    let floor = columns.iter().copied().min().unwrap_or(0);
+    for c in &mut columns {
+        *c = if *c >= RULE_MIN_INK { 0 } else { *c - floor };
+    }
+    columns
 }
 
 /// A connected piece of ink in a crop: its pixels' indices and its first and last rows.
@@ -792,6 +831,23 @@ mod tests {
         assert_eq!(read(&[0], 0.3, 10), "ab");
         // On the greedy path the model saw it: kept whatever the ink.
         assert_eq!(read(&[space], 0.9, 10), "a b");
+    }
+
+    #[test]
+    fn a_lines_ends_move_to_where_its_ink_starts_and_stops() {
+        // Glyphs in columns 5..12 and 30..41, a rule across the line (4 pixels in every
+        // column) and one beside it in columns 44..48.
+        let columns = (0..48).map(|x| match x {
+            5..12 | 30..41 => 20,
+            44.. => 48,
+            _ => 4,
+        });
+        let gaps = InkGaps { crop: None, ink: OnceCell::from(glyph_ink(columns.collect())), step_px: 8.0 };
+        // Ends that fall in blank move in to the spans' ink; ends inside ink move out to its edges.
+        assert_eq!(gaps.ink_ends(0..8, 32..48), (5, 41));
+        assert_eq!(gaps.ink_ends(8..16, 24..36), (5, 41));
+        // A span without ink keeps its end.
+        assert_eq!(gaps.ink_ends(14..20, 42..44), (14, 44));
     }
 
     #[test]
