@@ -342,7 +342,10 @@ fn unlv_page_and_truth(corpus: &Path) -> (docsift_ocr::RgbImage, String) {
 /// Orientation reads a line's crop with its neighbours' ink painted out, as recognition does:
 /// UNLV 8071_093 turned a quarter clockwise read upside down (CER 0.77), its column lines'
 /// crops holding the halves of the lines above and below, which the model took for an
-/// upside-down line at 0.96–0.99 in 8 of 12 votes.
+/// upside-down line at 0.96–0.99 in 8 of 12 votes. Its title, which detection split in two
+/// at a word space 0.85 em of its print wide, is one line again (`gutters`): the reading
+/// order had taken that space for the gutter between the two columns below (CER 0.064 and
+/// 0.069).
 #[test]
 fn a_page_turned_a_quarter_either_way_reads_as_upright() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -354,7 +357,12 @@ fn a_page_turned_a_quarter_either_way_reads_as_upright() {
         let doc = read_made_image(&turned, &models, turn);
         let e = cer(&doc.pages[0].text, &truth);
         eprintln!("UNLV 8071_093 turned {turn}: CER {e:.4}");
-        assert!(e <= 0.1, "{turn}: {}", doc.pages[0].text);
+        assert!(e <= 0.05, "{turn}: {}", doc.pages[0].text);
+        assert!(
+            doc.pages[0].text.lines().any(|l| l == "What Kids Need Most in a Dad"),
+            "{turn}: {}",
+            doc.pages[0].text
+        );
     }
 }
 

@@ -112,6 +112,28 @@ impl Quad {
         dot(sub(p, self.centre()), [-e[1], e[0]])
     }
 
+    /// A point in the quad's frame: along its text from its start and across it from its top,
+    /// in its heights.
+    pub fn in_frame(&self, p: Point) -> Point {
+        let (e, _) = self.axis();
+        let d = sub(p, self.0[0]);
+        let h = self.height().max(f32::MIN_POSITIVE);
+        [dot(d, e) / h, dot(d, [-e[1], e[0]]) / h]
+    }
+
+    /// The image point at `[u, v]` in the quad's frame.
+    pub fn from_frame(&self, [u, v]: Point) -> Point {
+        let (e, _) = self.axis();
+        let h = self.height();
+        let o = self.0[0];
+        [o[0] + h * (u * e[0] - v * e[1]), o[1] + h * (u * e[1] + v * e[0])]
+    }
+
+    /// The quad of `[u0, v0, u1, v1]` in this quad's frame.
+    pub fn frame_quad(&self, [u0, v0, u1, v1]: [f32; 4]) -> Quad {
+        Quad([[u0, v0], [u1, v0], [u1, v1], [u0, v1]].map(|p| self.from_frame(p)))
+    }
+
     /// Grown by `d` on every side.
     pub fn grown(&self, d: f32) -> Quad {
         let (e, _) = self.axis();

@@ -5,6 +5,7 @@
 //! at in its middle em; a gap there as wide as a gutter is one when the lines around it,
 //! of the same print, stop or start beside it rather than run across it: loosely justified
 //! columns have word spaces as wide (UNLV's magazine columns, upright, a few of them).
+//! The other way, boxes that detection split at a word space of a title's line are joined.
 
 use image::RgbImage;
 
@@ -45,28 +46,115 @@ const MIN_EDGES: usize = 3;
 /// whole page, such as a footnote, may cross a gutter's end.
 const EDGES_PER_CROSSING: usize = 3;
 
-/// The quads, each cut at the gaps in its middle em that are column gutters (see the
-/// module's comment); `ink`: the page's (`Ink::of_page`).
-pub fn quads_cut_at_gutters(img: &RgbImage, quads: Vec<Quad>, ink: Ink) -> Vec<Quad> {
+/// Boxes whose centres are this many of a box's heights apart across its text or closer
+/// are on one line: the next line's are a box height off (body text set 1.2 em apart in
+/// boxes 1.5 em high, less their margins).
+const SAME_LINE: f32 = 0.25;
+/// Two boxes of one line whose ink is less than this far apart (em of their print) may be
+/// one line that detection split at a word space (the reading order's `SEGMENT_GAP_EM`:
+/// word spaces, even in a title's loose setting, stay below an em).
+const WORD_SPACE_MAX_EM: f32 = 1.0;
+
+/// The quads, each cut at the gaps in its middle em that are column gutters, then those
+/// detection split at a word space of a line of their own print joined (see the module's
+/// comment); `ink`: the page's (`Ink::of_page`).
+pub fn quads_at_gutters(img: &RgbImage, quads: Vec<Quad>, ink: Ink) -> Vec<Quad> {
     let runs: Vec<Vec<[f32; 2]>> = quads.iter().map(|q| ink_runs(img, q, ink)).collect();
-    let mut out = Vec::with_capacity(quads.len());
+    let (quads, runs) = quads_cut_at_gutters(&quads, &runs);
+    quads_joined_at_word_spaces(&quads, &runs)
+}
+
+/// The quads, each cut at the gaps in its middle em that are column gutters, with their ink
+/// runs (`ink_runs`: those of a piece, in its own fractions).
+fn quads_cut_at_gutters(quads: &[Quad], runs: &[Vec<[f32; 2]>]) -> (Vec<Quad>, Vec<Vec<[f32; 2]>>) {
+    let mut out = (Vec::with_capacity(quads.len()), Vec::with_capacity(quads.len()));
     for (i, q) in quads.iter().enumerate() {
         let (Some(first), Some(last)) = (runs[i].first(), runs[i].last()) else {
-            out.push(*q);
+            out.0.push(*q);
+            out.1.push(Vec::new());
             continue;
         };
         let em = q.height() / BOX_HEIGHT_EM / q.width().max(f32::MIN_POSITIVE);
+        let mut piece = |from: f32, to: f32| {
+            let span = (to - from).max(f32::MIN_POSITIVE);
+            let inside = runs[i].iter().filter(|r| r[0] >= from && r[1] <= to);
+            out.0.push(if (from, to) == (0.0, 1.0) { *q } else { q.slice(from, to) });
+            out.1.push(inside.map(|r| r.map(|f| (f - from) / span)).collect());
+        };
         let (mut start, mut ink_start) = (0.0, first[0]);
         for pair in runs[i].windows(2) {
             let (left, right) = (pair[0][1], pair[1][0]);
             let text_both_sides = left - ink_start >= MIN_PIECE_EM * em && last[1] - right >= MIN_PIECE_EM * em;
-            if text_both_sides && is_gutter(&quads, &runs, i, [q.at(left, 0.5), q.at(right, 0.5)]) {
-                out.push(q.slice(start, left + PIECE_MARGIN_EM * em));
+            if text_both_sides && is_gutter(quads, runs, i, [q.at(left, 0.5), q.at(right, 0.5)]) {
+                piece(start, left + PIECE_MARGIN_EM * em);
                 (start, ink_start) = (right - PIECE_MARGIN_EM * em, right);
             }
         }
-        out.push(if start == 0.0 { *q } else { q.slice(start, 1.0) });
+        piece(start, 1.0);
     }
+    out
+}
+
+/// The quads, with each run of boxes of one line whose ink stops and starts again less than
+/// `WORD_SPACE_MAX_EM` apart joined into one box in the frame of its first, where no other
+/// line of their print lies within `NEIGHBOUR_REACH` (a title, a heading): UNLV 8071_093
+/// turned a quarter had its title in two boxes 0.85 em of its print apart, over the gutter
+/// between two columns of body text, and the reading order took the gap for that gutter and
+/// read the halves apart. Among lines of one print such a gap may be a table's or a column's
+/// (joined, offense.pdf's cells "1-1614" and "CR" read as "1-1614CR"), and detection's boxes
+/// are kept, as are boxes shorter than text (`is_text`): nics-background-checks' cells of a
+/// digit or two, whose boxes may be drawn either way round, were joined across its rows (a
+/// line "02" was read between two of them, each short of a digit).
+fn quads_joined_at_word_spaces(quads: &[Quad], runs: &[Vec<[f32; 2]>]) -> Vec<Quad> {
+    // Each box's nearest predecessor on its line, with their gap.
+    let mut prev: Vec<Option<(usize, f32)>> = vec![None; quads.len()];
+    for (i, q) in quads.iter().enumerate() {
+        let Some(&[_, end]) = runs[i].last() else { continue };
+        let (e, _) = q.axis();
+        let h = q.height();
+        if !is_text(q, &runs[i])
+            || same_print(quads, i, NEIGHBOUR_REACH).any(|j| q.across(quads[j].centre()).abs() > SAME_LINE * h)
+        {
+            continue;
+        }
+        let l = q.at(end, 0.5);
+        let after = |j: usize| Some((j, dot(sub(quads[j].at(runs[j].first()?[0], 0.5), l), e)));
+        let nearest = same_print(quads, i, SAME_LINE)
+            .filter(|&j| is_text(&quads[j], &runs[j]))
+            .filter_map(after)
+            .filter(|&(_, gap)| (0.0..WORD_SPACE_MAX_EM * h / BOX_HEIGHT_EM).contains(&gap))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((j, gap)) = nearest
+            && prev[j].is_none_or(|(_, g)| gap < g)
+        {
+            prev[j] = Some((i, gap));
+        }
+    }
+    let mut next: Vec<Option<usize>> = vec![None; quads.len()];
+    for (j, p) in prev.iter().enumerate() {
+        if let Some((i, _)) = *p {
+            next[i] = Some(j);
+        }
+    }
+    let mut used = vec![false; quads.len()];
+    let mut out = Vec::with_capacity(quads.len());
+    for head in (0..quads.len()).filter(|&i| prev[i].is_none()) {
+        let q = &quads[head];
+        let [mut u0, mut v0, mut u1, mut v1] = [0.0, 0.0, q.width() / q.height().max(f32::MIN_POSITIVE), 1.0];
+        used[head] = true;
+        let mut at = head;
+        while let Some(j) = next[at].filter(|&j| !used[j]) {
+            for [u, v] in quads[j].0.map(|p| q.in_frame(p)) {
+                (u0, v0, u1, v1) = (u0.min(u), v0.min(v), u1.max(u), v1.max(v));
+            }
+            used[j] = true;
+            at = j;
+        }
+        out.push(if at == head { *q } else { q.frame_quad([u0, v0, u1, v1]) });
+    }
+    // Boxes each other's predecessors round a loop are kept as they are (none is met: a
+    // successor starts after its predecessor ends, along the line).
+    out.extend(quads.iter().zip(&used).filter(|(_, u)| !**u).map(|(q, _)| *q));
     out
 }
 
@@ -78,21 +166,12 @@ pub fn quads_cut_at_gutters(img: &RgbImage, quads: Vec<Quad>, ink: Ink) -> Vec<Q
 fn is_gutter(quads: &[Quad], runs: &[Vec<[f32; 2]>], i: usize, [l, r]: [Point; 2]) -> bool {
     let q = &quads[i];
     let (e, _) = q.axis();
-    let h = q.height();
-    let edge = COLUMN_EDGE_EM * h / BOX_HEIGHT_EM;
+    let edge = COLUMN_EDGE_EM * q.height() / BOX_HEIGHT_EM;
     let width = dot(sub(r, l), e);
     let (mut edges, mut across) = (0usize, 0usize);
-    for (j, n) in quads.iter().enumerate() {
-        let ratio = n.height() / h.max(f32::MIN_POSITIVE);
-        if j == i
-            || !(1.0 / SAME_PRINT..=SAME_PRINT).contains(&ratio)
-            || turn_between(n.angle(), q.angle()).abs() >= SAME_DIRECTION
-            || q.across(n.centre()).abs() > NEIGHBOUR_REACH * h
-        {
-            continue;
-        }
+    for j in same_print(quads, i, NEIGHBOUR_REACH) {
         // Along `q`'s text, from the gap's start: the neighbour's ink runs.
-        let along = |f: f32| dot(sub(n.at(f, 0.5), l), e);
+        let along = |f: f32| dot(sub(quads[j].at(f, 0.5), l), e);
         let spans = runs[j].iter().map(|&[a, b]| (along(a), along(b)));
         let half = width / 2.0;
         if spans.clone().any(|(a, b)| a < half && b > half) {
@@ -103,6 +182,28 @@ fn is_gutter(quads: &[Quad], runs: &[Vec<[f32; 2]>], i: usize, [l, r]: [Point; 2
         }
     }
     edges >= MIN_EDGES && edges >= EDGES_PER_CROSSING * across
+}
+
+/// Whether a box's ink runs `MIN_PIECE_EM` or more along it: text, where a box about as
+/// long as high (a table's cell of a digit or two) may have been drawn either way round.
+fn is_text(q: &Quad, runs: &[[f32; 2]]) -> bool {
+    let (Some(first), Some(last)) = (runs.first(), runs.last()) else { return false };
+    (last[1] - first[0]) * q.width() >= MIN_PIECE_EM * q.height() / BOX_HEIGHT_EM
+}
+
+/// The other boxes of box `i`'s print (`SAME_PRINT`) and direction whose centres lie within
+/// `reach` of its box heights across its text.
+fn same_print(quads: &[Quad], i: usize, reach: f32) -> impl Iterator<Item = usize> + '_ {
+    let q = &quads[i];
+    let h = q.height();
+    quads.iter().enumerate().filter_map(move |(j, n)| {
+        let ratio = n.height() / h.max(f32::MIN_POSITIVE);
+        let near = j != i
+            && (1.0 / SAME_PRINT..=SAME_PRINT).contains(&ratio)
+            && turn_between(n.angle(), q.angle()).abs() < SAME_DIRECTION
+            && q.across(n.centre()).abs() <= reach * h;
+        near.then_some(j)
+    })
 }
 
 /// A line's ink, as runs (fractions along it) between gaps of `MIN_GAP_EM` or more in its
@@ -176,8 +277,12 @@ mod tests {
         (img, quads)
     }
 
+    fn runs(img: &RgbImage, quads: &[Quad]) -> Vec<Vec<[f32; 2]>> {
+        quads.iter().map(|q| ink_runs(img, q, Ink::of_page(img))).collect()
+    }
+
     fn split(img: &RgbImage, quads: Vec<Quad>) -> Vec<[f32; 4]> {
-        quads_cut_at_gutters(img, quads, Ink::of_page(img)).iter().map(Quad::bounds).collect()
+        quads_cut_at_gutters(&quads, &runs(img, &quads)).0.iter().map(Quad::bounds).collect()
     }
 
     #[test]
@@ -223,5 +328,34 @@ mod tests {
         let parts = split(&img, quads);
         assert_eq!(parts[0], [10.0, 0.0, 690.0, 60.0]);
         assert_eq!(parts.len(), 13, "{parts:?}");
+    }
+
+    /// `rows` lines of blobs in boxes 30 px high (an em of 20 px), each with a blank of 18 px
+    /// (0.9 em) from x 296 and in two boxes parted there.
+    fn rows_in_two_boxes(rows: u32) -> (RgbImage, Vec<Quad>) {
+        let mut img = RgbImage::from_pixel(700, 24 * rows + 30, image::Rgb([255, 255, 255]));
+        let mut quads = Vec::new();
+        for r in 0..rows {
+            let y = 15 + 24 * r;
+            for x in (20..680).step_by(14).filter(|&x| x != 300) {
+                paint(&mut img, x, y + 7, 10, 15);
+            }
+            quads.push(rect(10.0, y as f32, 301.0, y as f32 + 30.0));
+            quads.push(rect(309.0, y as f32, 690.0, y as f32 + 30.0));
+        }
+        (img, quads)
+    }
+
+    #[test]
+    fn a_line_detection_split_at_a_word_space_is_one_box_and_columns_as_near_stay_apart() {
+        let join = |(img, quads): (RgbImage, Vec<Quad>)| {
+            quads_joined_at_word_spaces(&quads, &runs(&img, &quads)).iter().map(Quad::bounds).collect::<Vec<_>>()
+        };
+        let one = join(rows_in_two_boxes(1));
+        assert_eq!(one.len(), 1, "{one:?}");
+        let want = [10.0, 15.0, 690.0, 45.0];
+        assert!(one[0].iter().zip(want).all(|(a, b)| (a - b).abs() < 0.01), "{one:?}");
+        // The same gap on seven lines in a column is a gutter.
+        assert_eq!(join(rows_in_two_boxes(7)).len(), 14);
     }
 }

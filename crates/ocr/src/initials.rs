@@ -8,7 +8,7 @@ use image::RgbImage;
 
 use crate::OcrLine;
 use crate::det::mask_to_regions;
-use crate::geometry::{Point, Quad, dot, sub, turn_between};
+use crate::geometry::{Quad, turn_between};
 use crate::marks::Ink;
 use crate::rec::crop_quad;
 
@@ -45,28 +45,6 @@ pub const INITIAL_MIN_CONFIDENCE: f32 = 0.8;
 /// Lines whose reading directions differ by less than this (radians, ~3°) are one text.
 const SAME_DIRECTION: f32 = 0.05;
 
-/// A point in `line`'s frame: along its text from its start and across it from its top, in
-/// its heights.
-fn in_frame(line: &Quad, p: Point) -> Point {
-    let (e, _) = line.axis();
-    let d = sub(p, line.0[0]);
-    let h = line.height().max(f32::MIN_POSITIVE);
-    [dot(d, e) / h, dot(d, [-e[1], e[0]]) / h]
-}
-
-/// The image point at `[u, v]` in `line`'s frame.
-fn from_frame(line: &Quad, [u, v]: Point) -> Point {
-    let (e, _) = line.axis();
-    let h = line.height();
-    let o = line.0[0];
-    [o[0] + h * (u * e[0] - v * e[1]), o[1] + h * (u * e[1] + v * e[0])]
-}
-
-/// The quad of `[u0, v0, u1, v1]` in `line`'s frame.
-fn frame_quad(line: &Quad, [u0, v0, u1, v1]: [f32; 4]) -> Quad {
-    Quad([[u0, v0], [u1, v0], [u1, v1], [u0, v1]].map(|p| from_frame(line, p)))
-}
-
 /// Whether ink bounded by `[u0, v0, u1, v1]` in a line's frame sits where a drop capital of
 /// that line would: beside its start, top-aligned with it, and at least two lines deep.
 fn beside_start(b: [f32; 4]) -> bool {
@@ -87,7 +65,7 @@ pub fn initials_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Qu
         // Room for the widest capital left of the start and the deepest below the top.
         let area = [-(MAX_GAP + MAX_ASPECT * MAX_LINES), TOP_ALIGN.start() - PAD, OVERLAP + PAD, MAX_LINES + PAD];
         let (w, h) = (((area[2] - area[0]) * STRIP_PX) as usize, ((area[3] - area[1]) * STRIP_PX) as usize);
-        let crop = crop_quad(img, &frame_quad(line, area), w, h);
+        let crop = crop_quad(img, &line.frame_quad(area), w, h);
         let mask: Vec<bool> = crop.pixels().map(|p| ink.is(p)).collect();
         let to_frame = |x: f32, y: f32| [area[0] + x / STRIP_PX, area[1] + y / STRIP_PX];
         for pts in mask_to_regions(&mask, w, h) {
@@ -108,7 +86,7 @@ pub fn initials_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Qu
                 continue;
             }
             let pad = PAD * (v1 - v0);
-            let quad = frame_quad(line, [u0 - pad, v0 - pad, u1 + pad, v1 + pad]);
+            let quad = line.frame_quad([u0 - pad, v0 - pad, u1 + pad, v1 + pad]);
             let c = quad.centre();
             let boxed = quads.iter().any(|q| q.contains(c));
             if !boxed && !found.iter().any(|f| f.contains(c)) {
@@ -147,7 +125,7 @@ pub fn initials_to_lines(lines: Vec<OcrLine>) -> Vec<OcrLine> {
                 continue;
             }
             // The capital's ink: its quad without the reading room it was given.
-            let corners = cap.quad.0.map(|p| in_frame(&line.quad, p));
+            let corners = cap.quad.0.map(|p| line.quad.in_frame(p));
             let [mut u0, mut v0, mut u1, mut v1] = [f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];
             for [u, v] in corners {
                 (u0, v0, u1, v1) = (u0.min(u), v0.min(v), u1.max(u), v1.max(v));
@@ -178,7 +156,7 @@ pub fn initials_to_lines(lines: Vec<OcrLine>) -> Vec<OcrLine> {
             let mut line = line?;
             if let Some(mut c) = cap.and_then(|cap| cap.chars.into_iter().find(|c| c.ch != ' ')) {
                 c.ch = c.ch.to_uppercase().next().unwrap_or(c.ch);
-                let u0 = c.quad.0.iter().map(|&p| in_frame(&line.quad, p)[0]).fold(0.0f32, f32::min);
+                let u0 = c.quad.0.iter().map(|&p| line.quad.in_frame(p)[0]).fold(0.0f32, f32::min);
                 line.quad = line.quad.slice(u0 * line.quad.height() / line.quad.width().max(f32::MIN_POSITIVE), 1.0);
                 line.text.insert(0, c.ch);
                 let n = line.chars.len() as f32;

@@ -297,7 +297,7 @@ impl Engine {
     ///
     /// A page skewed by `det::MIN_DESKEW` or more is detected again turned straight (see
     /// `det::skew_to_undo`). Boxes DB drew across a column gutter come out as one line per
-    /// column (see `gutters`).
+    /// column, and boxes of one line it split at a word space as one (see `gutters`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let ink = marks::Ink::of_page(img);
         let mut quads = self.detect_boxes(img).await?;
@@ -307,7 +307,7 @@ impl Engine {
             let found = self.detect_boxes(&canvas).await?;
             quads = found.into_iter().map(|q| q.map(|[x, y]| frame.at(x / w, y / h))).collect();
         }
-        Ok(gutters::quads_cut_at_gutters(img, quads, ink))
+        Ok(gutters::quads_at_gutters(img, quads, ink))
     }
 
     async fn detect_boxes(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
