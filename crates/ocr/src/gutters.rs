@@ -195,13 +195,13 @@ fn is_text(q: &Quad, runs: &[[f32; 2]]) -> bool {
 /// `reach` of its box heights across its text.
 fn same_print(quads: &[Quad], i: usize, reach: f32) -> impl Iterator<Item = usize> + '_ {
     let q = &quads[i];
-    let h = q.height();
+    let (h, angle, centre, (e, _)) = (q.height(), q.angle(), q.centre(), q.axis());
     quads.iter().enumerate().filter_map(move |(j, n)| {
-        let ratio = n.height() / h.max(f32::MIN_POSITIVE);
+        // Across first, the cheap test: on a page most boxes are lines away.
         let near = j != i
-            && (1.0 / SAME_PRINT..=SAME_PRINT).contains(&ratio)
-            && turn_between(n.angle(), q.angle()).abs() < SAME_DIRECTION
-            && q.across(n.centre()).abs() <= reach * h;
+            && dot(sub(n.centre(), centre), [-e[1], e[0]]).abs() <= reach * h
+            && (1.0 / SAME_PRINT..=SAME_PRINT).contains(&(n.height() / h.max(f32::MIN_POSITIVE)))
+            && turn_between(n.angle(), angle).abs() < SAME_DIRECTION;
         near.then_some(j)
     })
 }
