@@ -152,8 +152,8 @@ fn quads_joined_at_word_spaces(quads: &[Quad], runs: &[Vec<[f32; 2]>]) -> Vec<Qu
         }
         out.push(if at == head { *q } else { q.frame_quad([u0, v0, u1, v1]) });
     }
-    // Boxes each other's predecessors round a loop are kept as they are (none is met: a
-    // successor starts after its predecessor ends, along the line).
+    // Boxes whose predecessors form a loop are kept as they are (none is met: a successor
+    // starts after its predecessor ends, along the line).
     out.extend(quads.iter().zip(&used).filter(|(_, u)| !**u).map(|(q, _)| *q));
     out
 }

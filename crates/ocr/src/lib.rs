@@ -546,7 +546,7 @@ impl Engine {
                 let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
                 rec::capitals_in_capital_words(&mut decoded, row, steps, &alphabet.capitals);
-                decoded_to_line(&piece.quad, &decoded, step_px, &gaps, piece.crop.width() as usize)
+                decoded_to_line(&piece.quad, &decoded, &gaps, piece.crop.width() as usize)
             }));
         }
         let mut lines = Vec::with_capacity(batch.quads.len());
@@ -650,15 +650,9 @@ fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'
 }
 
 /// Places each decoded character on the line: CTC step t covers input columns
-/// [t, t+1)·`step_px`, of which the line's own pixels are the first `line_w`. The line's
-/// first and last characters reach to where its ink starts and ends.
-fn decoded_to_line(
-    quad: &Quad,
-    decoded: &[rec::Decoded],
-    step_px: f32,
-    gaps: &rec::InkGaps,
-    line_w: usize,
-) -> Option<OcrLine> {
+/// [t, t+1)·`gaps.step_px()`, of which the line's own pixels are the first `line_w`. The
+/// line's first and last characters reach to where its ink starts and ends.
+fn decoded_to_line(quad: &Quad, decoded: &[rec::Decoded], gaps: &rec::InkGaps, line_w: usize) -> Option<OcrLine> {
     if decoded.is_empty() {
         return None;
     }
@@ -668,6 +662,7 @@ fn decoded_to_line(
     }
     // Each character in input columns: to where the next one starts, but not past its own
     // last step + 1, and at least half a step.
+    let step_px = gaps.step_px();
     let mut spans: Vec<(f32, f32)> = decoded
         .iter()
         .enumerate()

@@ -245,6 +245,11 @@ impl<'a> InkGaps<'a> {
         InkGaps { crop: Some(crop), ink: OnceCell::new(), step_px }
     }
 
+    /// Input columns per CTC step.
+    pub fn step_px(&self) -> f32 {
+        self.step_px
+    }
+
     /// Whether column `x` of the crop holds glyph ink.
     fn inked(&self, x: usize) -> bool {
         let ink = self.ink.get_or_init(|| self.crop.map(|c| glyph_ink(ink_columns(c))).unwrap_or_default());
