@@ -342,10 +342,13 @@ fn unlv_page_and_truth(corpus: &Path) -> (docsift_ocr::RgbImage, String) {
 /// Orientation reads a line's crop with its neighbours' ink painted out, as recognition does:
 /// UNLV 8071_093 turned a quarter clockwise read upside down (CER 0.77), its column lines'
 /// crops holding the halves of the lines above and below, which the model took for an
-/// upside-down line at 0.96–0.99 in 8 of 12 votes. Its title, which detection split in two
-/// at a word space 0.85 em of its print wide, is one line again (`gutters`): the reading
-/// order had taken that space for the gutter between the two columns below (CER 0.064 and
-/// 0.069).
+/// upside-down line at 0.96–0.99 in 8 of 12 votes. Detection reads the page again turned
+/// upright (`det::turn_to_upright`): DB scored its lines turned a quarter 0.66 on average
+/// against 0.81 upright, and turned anticlockwise the line "father's love," writes author
+/// Walt" fell below the box threshold and lost its first two words (CER 0.032; clockwise
+/// 0.026 with the drop capital lost). Read turned, its title had also been split in two at
+/// a word space over the gutter between two columns below (CER 0.064 and 0.069 before
+/// `gutters` joined such boxes).
 #[test]
 fn a_page_turned_a_quarter_either_way_reads_as_upright() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -357,12 +360,10 @@ fn a_page_turned_a_quarter_either_way_reads_as_upright() {
         let doc = read_made_image(&turned, &models, turn);
         let e = cer(&doc.pages[0].text, &truth);
         eprintln!("UNLV 8071_093 turned {turn}: CER {e:.4}");
-        assert!(e <= 0.05, "{turn}: {}", doc.pages[0].text);
-        assert!(
-            doc.pages[0].text.lines().any(|l| l == "What Kids Need Most in a Dad"),
-            "{turn}: {}",
-            doc.pages[0].text
-        );
+        assert!(e <= 0.03, "{turn}: {}", doc.pages[0].text);
+        let text = &doc.pages[0].text;
+        assert!(text.lines().any(|l| l == "What Kids Need Most in a Dad"), "{turn}: {text}");
+        assert!(text.contains("father's love,\" writes author Walt"), "{turn}: {text}");
     }
 }
 
@@ -431,7 +432,7 @@ fn median_size(doc: &Document) -> f32 {
     sizes.get(sizes.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// A page skewed 5° or more is detected again set straight (`det::skew_to_undo`): DB's boxes
+/// A page skewed 5° or more is detected again turned upright (`det::turn_to_upright`): DB's boxes
 /// around lines 20° off came out a fifth taller than upright, and so did the sizes read from
 /// them. UNLV 8071_093 turned 200° by ImageMagick had its narrowest gutter closed so, and its
 /// last two columns read across (CER 0.33).

@@ -5,7 +5,7 @@ use image::RgbImage;
 
 use crate::OcrError;
 use crate::backend::Tensor;
-use crate::geometry::{Point, Quad, RotatedRect, min_area_rect, quarter_turns, reading_angle, turn_between};
+use crate::geometry::{Point, Quad, RotatedRect, min_area_rect, reading_angle, turn_between};
 
 /// PaddleOCR's DB post-processing defaults, which the PP-OCR detection models were tuned
 /// with, except `max_candidates`.
@@ -188,31 +188,36 @@ pub fn detection_area(content: Area, w: u32, h: u32, p: &DetParams) -> (Area, (u
     (area, ((x1 - x0) as u32, (y1 - y0) as u32))
 }
 
-/// Pages whose lines are skewed this much or more (radians, 5°) off a quarter turn are
-/// detected again turned straight: DB's boxes around skewed lines come out taller, and the
-/// sizes read from them run high (UNLV 8071_093 turned 5°: 6%, within the tenth the reading
-/// order allows; 10°: 9%; 20°: 21%, which closed its narrowest gutter: CER 0.33 at 200°).
-/// The second detection costs about what the first did (0.45–0.55 s on UNLV, 2 cores).
+/// Pages whose lines read this far (radians, 5°) or further off upright are detected again
+/// turned upright. DB's boxes around skewed lines come out taller, and the sizes read from
+/// them run high (UNLV 8071_093 turned 5°: 6%, within the tenth the reading order allows;
+/// 10°: 9%; 20°: 21%, which closed its narrowest gutter: CER 0.33 at 200°). Lines turned a
+/// quarter or a half score lower in DB, trained on upright print: UNLV turned a quarter
+/// scored 0.66–0.67 on average against 0.81 upright, and a line of it fell below
+/// `box_thresh` and was lost. The second detection costs about what the first did
+/// (0.45–0.55 s on UNLV, 2 cores).
 pub const MIN_DESKEW: f32 = 0.087;
 
-/// The turn that would set a page's detected lines straight, where it is `MIN_DESKEW` or
+/// The turn that would set a page's detected lines upright, where it is `MIN_DESKEW` or
 /// more and the lines are enough to tell (`MIN_BOXES_FOR_SIZE`).
-pub fn skew_to_undo(quads: &[Quad]) -> Option<f32> {
+pub fn turn_to_upright(quads: &[Quad]) -> Option<f32> {
     if quads.len() < MIN_BOXES_FOR_SIZE {
         return None;
     }
-    let angle = reading_angle(quads.iter());
-    let skew = turn_between(angle, quarter_turns(angle) as f32 * std::f32::consts::FRAC_PI_2);
-    (skew.abs() >= MIN_DESKEW).then_some(skew)
+    let angle = turn_between(reading_angle(quads.iter()), 0.0);
+    (angle.abs() >= MIN_DESKEW).then_some(angle)
 }
 
-/// `img` turned by `-skew` onto a canvas that holds it whole, the rest `paper`, sampled at
+/// `img` turned by `-turn` onto a canvas that holds it whole, the rest `paper`, sampled at
 /// the nearest pixel and no finer than detection ever reads (`SMALL_TEXT_MAX_SIDE`): it is
 /// only detected, and shrunk again for that. Also where the canvas lies on the page (its
 /// corners, clockwise from top left), for the boxes found on it.
-pub fn deskewed(img: &RgbImage, skew: f32, paper: image::Rgb<u8>) -> (RgbImage, Quad) {
+pub fn turned_upright(img: &RgbImage, turn: f32, paper: image::Rgb<u8>) -> (RgbImage, Quad) {
     let (w, h) = (img.width() as f32, img.height() as f32);
-    let (sin, cos) = skew.sin_cos();
+    // A quarter turn's cosine comes out 4e-8, which would grow the canvas by a pixel.
+    let exact = |v: f32| if (v - v.round()).abs() < 1e-6 { v.round() } else { v };
+    let (sin, cos) = turn.sin_cos();
+    let (sin, cos) = (exact(sin), exact(cos));
     let (tw, th) = (w * cos.abs() + h * sin.abs(), w * sin.abs() + h * cos.abs());
     let scale = (SMALL_TEXT_MAX_SIDE as f32 / tw.max(th)).min(1.0);
     let (cw, ch) = ((tw * scale).ceil().max(1.0) as u32, (th * scale).ceil().max(1.0) as u32);
@@ -597,25 +602,26 @@ mod tests {
     }
 
     #[test]
-    fn a_page_is_set_straight_when_its_lines_are_skewed_five_degrees_or_more() {
-        let skew = skew_to_undo(&lines_at(10.0, 12)).map(f32::to_degrees);
-        assert!(skew.is_some_and(|s| (s - 10.0).abs() < 0.01), "{skew:?}");
-        // A page turned a quarter and skewed: its skew off the quarter turn.
-        let skew = skew_to_undo(&lines_at(-97.0, 12)).map(f32::to_degrees);
-        assert!(skew.is_some_and(|s| (s + 7.0).abs() < 0.01), "{skew:?}");
-        assert_eq!(skew_to_undo(&lines_at(3.0, 12)), None);
+    fn a_page_is_turned_upright_when_its_lines_read_five_degrees_or_more_off_it() {
+        let turn = |deg: f32, n: usize| turn_to_upright(&lines_at(deg, n)).map(f32::to_degrees);
+        assert!(turn(10.0, 12).is_some_and(|t| (t - 10.0).abs() < 0.01), "{:?}", turn(10.0, 12));
+        // Turned a quarter, skewed or not, and upside down: the whole turn.
+        assert!(turn(-97.0, 12).is_some_and(|t| (t + 97.0).abs() < 0.01), "{:?}", turn(-97.0, 12));
+        assert!(turn(90.0, 12).is_some_and(|t| (t - 90.0).abs() < 0.01), "{:?}", turn(90.0, 12));
+        assert!(turn(180.0, 12).is_some_and(|t| (t.abs() - 180.0).abs() < 0.01), "{:?}", turn(180.0, 12));
+        assert_eq!(turn(3.0, 12), None);
         // Too few lines to tell a page's skew.
-        assert_eq!(skew_to_undo(&lines_at(10.0, MIN_BOXES_FOR_SIZE - 1)), None);
+        assert_eq!(turn(10.0, MIN_BOXES_FOR_SIZE - 1), None);
     }
 
-    /// A white w×h page with a 10 px black square centred at `at`, set straight by 0.3 rad:
-    /// where the square's pixels on the canvas map back to, and the canvas.
-    fn dot_set_straight(w: u32, h: u32, at: [u32; 2]) -> (Point, usize, RgbImage) {
+    /// A white w×h page with a 10 px black square centred at `at`, turned upright by `turn`
+    /// (radians): where the square's pixels on the canvas map back to, and the canvas.
+    fn dot_turned_upright(w: u32, h: u32, at: [u32; 2], turn: f32) -> (Point, usize, RgbImage) {
         let mut img = RgbImage::from_pixel(w, h, Rgb([255, 255, 255]));
         for (x, y) in (at[0] - 5..at[0] + 5).flat_map(|x| (at[1] - 5..at[1] + 5).map(move |y| (x, y))) {
             img.put_pixel(x, y, Rgb([0, 0, 0]));
         }
-        let (canvas, frame) = deskewed(&img, 0.3, Rgb([255, 255, 255]));
+        let (canvas, frame) = turned_upright(&img, turn, Rgb([255, 255, 255]));
         let dark: Vec<(u32, u32)> =
             canvas.enumerate_pixels().filter(|(_, _, p)| p.0[0] < 128).map(|(x, y, _)| (x, y)).collect();
         let n = dark.len() as f32;
@@ -624,17 +630,23 @@ mod tests {
     }
 
     #[test]
-    fn boxes_found_on_a_page_set_straight_map_back_to_where_they_are_on_the_page() {
-        let ([x, y], n, canvas) = dot_set_straight(400, 300, [300, 60]);
+    fn boxes_found_on_a_page_turned_upright_map_back_to_where_they_are_on_the_page() {
+        let ([x, y], n, canvas) = dot_turned_upright(400, 300, [300, 60], 0.3);
         assert!((x - 300.0).abs() < 1.0 && (y - 60.0).abs() < 1.0, "({x}, {y}) from {n} pixels");
         // The canvas holds the page whole, at its own scale; what lies off it is paper.
         assert_eq!(canvas.dimensions(), (471, 405));
         assert!((80..=120).contains(&n), "{n}");
         assert_eq!(canvas.get_pixel(0, 0), &Rgb([255, 255, 255]));
-        // A page wider than detection ever reads is set straight at a smaller scale.
-        let ([x, y], n, canvas) = dot_set_straight(4000, 200, [3000, 100]);
+        // A page wider than detection ever reads is turned at a smaller scale.
+        let ([x, y], n, canvas) = dot_turned_upright(4000, 200, [3000, 100], 0.3);
         assert!((x - 3000.0).abs() < 1.5 && (y - 100.0).abs() < 1.5, "({x}, {y}) from {n} pixels");
         assert_eq!(canvas.width(), SMALL_TEXT_MAX_SIDE);
+        // A page turned a quarter either way is turned back pixel for pixel.
+        for turn in [std::f32::consts::FRAC_PI_2, -std::f32::consts::FRAC_PI_2] {
+            let ([x, y], n, canvas) = dot_turned_upright(400, 300, [300, 60], turn);
+            assert!((x - 300.0).abs() < 0.01 && (y - 60.0).abs() < 0.01, "({x}, {y})");
+            assert_eq!((canvas.dimensions(), n), ((300, 400), 100));
+        }
     }
 
     #[test]

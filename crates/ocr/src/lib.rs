@@ -295,14 +295,15 @@ impl Engine {
     /// band by band (see `det::long_page_bands`), unless a first read of it whole sized its
     /// print (see `det::reads_long_page_whole_first`).
     ///
-    /// A page skewed by `det::MIN_DESKEW` or more is detected again turned straight (see
-    /// `det::skew_to_undo`). Boxes DB drew across a column gutter come out as one line per
-    /// column, and boxes of one line it split at a word space as one (see `gutters`).
+    /// A page whose lines read `det::MIN_DESKEW` or more off upright (skewed, turned a quarter
+    /// or upside down) is detected again turned upright (see `det::turn_to_upright`). Boxes
+    /// DB drew across a column gutter come out as one line per column, and boxes of one line
+    /// it split at a word space as one (see `gutters`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let ink = marks::Ink::of_page(img);
         let mut quads = self.detect_boxes(img).await?;
-        if let Some(skew) = det::skew_to_undo(&quads) {
-            let (canvas, frame) = det::deskewed(img, skew, ink.paper());
+        if let Some(turn) = det::turn_to_upright(&quads) {
+            let (canvas, frame) = det::turned_upright(img, turn, ink.paper());
             let (w, h) = (canvas.width() as f32, canvas.height() as f32);
             let found = self.detect_boxes(&canvas).await?;
             quads = found.into_iter().map(|q| q.map(|[x, y]| frame.at(x / w, y / h))).collect();
