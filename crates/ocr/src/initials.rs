@@ -171,8 +171,7 @@ pub fn initials_to_lines(lines: Vec<OcrLine>) -> Vec<OcrLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::OcrChar;
-    use crate::test_support::{paint, rect};
+    use crate::test_support::{line, paint, rect};
 
     /// A 600×260 page of three lines 30 px high (boxes at y 20, 50 and 80, text from x 120)
     /// and a fourth from x 40 below them, glyph-like blobs along each.
@@ -199,16 +198,6 @@ mod tests {
         paint(img, x0, y0 + h - 8, w, 8);
         paint(img, x0, y0, 8, h);
         paint(img, x0 + w - 8, y0, 8, h);
-    }
-
-    fn line(text: &str, q: Quad, confidence: f32) -> OcrLine {
-        let n = text.chars().count() as f32;
-        let chars = text
-            .chars()
-            .enumerate()
-            .map(|(i, ch)| OcrChar { ch, quad: q.slice(i as f32 / n, (i + 1) as f32 / n), confidence })
-            .collect();
-        OcrLine { quad: q, text: text.into(), chars, confidence }
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod gutters;
 mod initials;
 mod jpeg2000;
 mod layout;
+mod look_alikes;
 mod marks;
 mod page;
 mod practice;
@@ -31,7 +32,6 @@ pub use image::RgbImage;
 pub use backend::{Backend, ModelCall, ModelKind, Preferring, Tensor, now, poll_once};
 pub use det::{DetParams, bgr_tensor, page_bands};
 pub use geometry::Quad;
-pub use initials::initials_to_lines;
 pub use jpeg2000::{Jpeg2000Header, MAX_JPEG2000_TILES, jpeg2000_header};
 pub use layout::{LayoutRegion, RegionKind};
 pub use page::{lines_to_page, regions_to_blocks};
@@ -95,6 +95,10 @@ pub struct OcrLine {
     pub chars: Vec<OcrChar>,
     /// Mean character probability.
     pub confidence: f32,
+    /// The line read in Latin script too, where it read as East Asian look-alikes of Latin
+    /// marks (see `look_alikes`), until the page's other lines decide between the two
+    /// (`lines_of_page`).
+    pub latin: Option<Box<OcrLine>>,
 }
 
 /// Quads recognised in one model call, in an input `width` wide: detected lines, or ink
@@ -286,7 +290,7 @@ impl Engine {
             }
             lines.extend(self.recognize_batch(img, batch).await?);
         }
-        Ok(initials_to_lines(lines))
+        Ok(lines_of_page(lines))
     }
 
     /// Text regions as quads in reading order of their text (vertical crops turned), found
@@ -547,7 +551,18 @@ impl Engine {
                 let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
                 rec::capitals_in_capital_words(&mut decoded, row, steps, &alphabet.capitals);
-                decoded_to_line(&piece.quad, &decoded, &gaps, piece.crop.width() as usize)
+                let to_line = |decoded: &[rec::Decoded]| {
+                    decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
+                };
+                let mut line = to_line(&decoded)?;
+                if batch.reading == Reading::Line
+                    && look_alikes::may_be_look_alikes(&line.text)
+                    && let Some((into, latin)) = &self.marks
+                {
+                    let folded = rec::fold_class_probabilities(row, steps, into, latin.chars.len());
+                    line.latin = to_line(&look_alikes::read_as(&decoded, &folded, steps, &latin.chars)).map(Box::new);
+                }
+                Some(line)
             }));
         }
         let mut lines = Vec::with_capacity(batch.quads.len());
@@ -564,6 +579,13 @@ impl Engine {
         let out = self.backend.call(ModelKind::Layout, &input).await?;
         Ok(layout::outputs_to_regions(&out, img.width(), img.height()))
     }
+}
+
+/// A page's lines from what its batches read (`Engine::recognize_batch`): East Asian
+/// look-alikes on a page of Latin print read as Latin (see `look_alikes`), and drop capitals
+/// joined to their lines (see `initials`).
+pub fn lines_of_page(lines: Vec<OcrLine>) -> Vec<OcrLine> {
+    initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines))
 }
 
 /// The character dictionary stored in a recognition model file (its `character` metadata).
@@ -630,9 +652,12 @@ fn line_pieces(img: &RgbImage, line: usize, quad: &Quad, width: usize) -> Vec<Li
 fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'a OcrLine>)>) -> Option<OcrLine> {
     let mut chars: Vec<OcrChar> = Vec::new();
     let mut space = false;
+    // A line of one piece keeps its Latin reading (look-alikes are short).
+    let (mut reads, mut latin) = (0, None);
     for (space_before, read) in pieces {
         space |= space_before;
         let Some(read) = read else { continue };
+        (reads, latin) = (reads + 1, read.latin.clone());
         if let (true, Some(left), Some(right)) = (space, chars.last(), read.chars.first())
             && !(rec::east_asian(left.ch) && rec::east_asian(right.ch))
         {
@@ -647,7 +672,8 @@ fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'
         return None;
     }
     let confidence = chars.iter().map(|c| c.confidence).sum::<f32>() / chars.len() as f32;
-    Some(OcrLine { quad: *quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence })
+    let latin = latin.filter(|_| reads == 1);
+    Some(OcrLine { quad: *quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence, latin })
 }
 
 /// Places each decoded character on the line: CTC step t covers input columns
@@ -687,7 +713,7 @@ fn decoded_to_line(quad: &Quad, decoded: &[rec::Decoded], gaps: &rec::InkGaps, l
             confidence: d.confidence,
         })
         .collect();
-    Some(OcrLine { quad: *quad, text: decoded.iter().map(|d| d.ch).collect(), chars, confidence })
+    Some(OcrLine { quad: *quad, text: decoded.iter().map(|d| d.ch).collect(), chars, confidence, latin: None })
 }
 
 #[cfg(test)]
@@ -707,7 +733,8 @@ mod tests {
             })
             .collect();
         let x1 = x + chars.len() as f32;
-        OcrLine { quad: Quad([[x, 0.0], [x1, 0.0], [x1, 1.0], [x, 1.0]]), text: text.into(), chars, confidence: 0.9 }
+        let quad = Quad([[x, 0.0], [x1, 0.0], [x1, 1.0], [x, 1.0]]);
+        OcrLine { quad, text: text.into(), chars, confidence: 0.9, latin: None }
     }
 
     #[test]

@@ -139,17 +139,10 @@ pub fn regions_to_blocks(page: &mut Page, regions: &[LayoutRegion], px_per_pt: f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::OcrChar;
-    use crate::test_support::rect;
+    use crate::test_support::{self, rect};
 
     fn line(text: &str, quad: Quad) -> OcrLine {
-        let n = text.chars().count() as f32;
-        let chars = text
-            .chars()
-            .enumerate()
-            .map(|(i, ch)| OcrChar { ch, quad: quad.slice(i as f32 / n, (i + 1) as f32 / n), confidence: 0.9 })
-            .collect();
-        OcrLine { quad, text: text.into(), chars, confidence: 0.9 }
+        test_support::line(text, quad, 0.9)
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use image::RgbImage;
 
 use crate::geometry::Quad;
+use crate::{OcrChar, OcrLine};
 
 /// An upright box from its left, top, right and bottom edges.
 pub fn rect(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
@@ -16,4 +17,16 @@ pub fn paint(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32) {
             img.put_pixel(x, y, image::Rgb([20, 20, 20]));
         }
     }
+}
+
+/// A line reading `text` in `quad`, its characters sharing the quad evenly, each and the
+/// line read at `confidence`.
+pub fn line(text: &str, quad: Quad, confidence: f32) -> OcrLine {
+    let n = text.chars().count() as f32;
+    let chars = text
+        .chars()
+        .enumerate()
+        .map(|(i, ch)| OcrChar { ch, quad: quad.slice(i as f32 / n, (i + 1) as f32 / n), confidence })
+        .collect();
+    OcrLine { quad, text: text.into(), chars, confidence, latin: None }
 }
