@@ -387,8 +387,14 @@ pub struct KnownLine {
 /// Two known lines are on one row (table cells, split boxes of one text line) when their
 /// centres across lines differ by less than this fraction of the thinner one: adjacent
 /// lines sit about one line height apart, and a neighbouring column's lines that fall
-/// between ours half a line height.
+/// between ours half a line height...
 const ROW_CENTER_TOLERANCE: f32 = 0.3;
+/// ...or when the thinner lies within the thicker's extent across, to this fraction of its
+/// own: a mark set high, as an asterisk in a table's cell (camelot's anticlockwise_table_1
+/// read by OCR: its asterisks' centres 0.31 of their height above some of their row's,
+/// which began rows of their own), where a cell's line set off its row's middle sticks out
+/// (us-012's "Respondent", the first of two lines beside a row of one, 0.17).
+const ROW_INSIDE_SLACK: f32 = 0.1;
 
 /// Fills `page.words`, `page.lines` and `page.text` from lines already grouped: words split
 /// at whitespace characters, lines on one row joined, rows and columns put in reading order.
@@ -404,7 +410,9 @@ pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
         let k = &known[i];
         if let Some(a) = anchor {
             let thinner = (k.v1 - k.v0).min(a.v1 - a.v0);
-            if (center(k) - center(a)).abs() < ROW_CENTER_TOLERANCE * thinner {
+            let slack = ROW_INSIDE_SLACK * thinner;
+            let inside = |a: &KnownLine, b: &KnownLine| a.v0 >= b.v0 - slack && a.v1 <= b.v1 + slack;
+            if (center(k) - center(a)).abs() < ROW_CENTER_TOLERANCE * thinner || inside(k, a) || inside(a, k) {
                 row_of[i] = row;
                 continue;
             }
@@ -641,5 +649,44 @@ mod tests {
             1.25,
         );
         assert_eq!(p.text, "aa\nbb\ncc\ndd\nee\nff\ntt");
+    }
+
+    /// A page assembled from known lines (x, top, bottom, text), each character 5 wide.
+    fn cells_page(cells: &[(f32, f32, f32, &str)]) -> Page {
+        let mut chars = Vec::new();
+        let mut known = Vec::new();
+        for &(x, top, bottom, text) in cells {
+            let start = chars.len();
+            for (k, c) in text.chars().enumerate() {
+                chars.push(ch(&c.to_string(), x + 5.0 * k as f32, top, 5.0, bottom - top));
+            }
+            let u1 = x + 5.0 * text.chars().count() as f32;
+            known.push(KnownLine { chars: start..chars.len(), u0: x, u1, v0: top, v1: bottom, size: bottom - top });
+        }
+        let mut p = page_of(chars);
+        assemble_known_lines(&mut p, &known);
+        p
+    }
+
+    #[test]
+    fn a_mark_set_high_in_a_table_row_joins_the_row_and_a_cells_line_set_off_it_does_not() {
+        // A row 10 high with an asterisk 6 high at its top (camelot's anticlockwise_table_1:
+        // its centre first, 0.33 of its height above the numbers'), and the next row.
+        let p = cells_page(&[
+            (0.0, 0.0, 10.0, "Uttar"),
+            (60.0, 0.0, 6.0, "*"),
+            (80.0, -0.2, 10.2, "581"),
+            (120.0, 0.0, 10.0, "9860"),
+            (0.0, 12.0, 22.0, "x"),
+        ]);
+        assert_eq!(p.text, "Uttar * 581 9860\nx");
+        // us-012: a cell of two lines beside a row of one, its first line above the row's.
+        let p = cells_page(&[
+            (0.0, 242.7, 258.2, "OR"),
+            (300.0, 240.8, 251.7, "Respondent"),
+            (300.0, 252.5, 263.5, "unsure"),
+            (400.0, 245.1, 257.3, "na"),
+        ]);
+        assert_eq!(p.text, "Respondent\nOR na\nunsure");
     }
 }
