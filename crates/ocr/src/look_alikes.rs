@@ -2,7 +2,7 @@
 //! class, the model takes a lone mark that detection found as a line of its own for the
 //! ideograph it looks like (an asterisk for 大, a dash for 一). A single ideograph is a word
 //! in Chinese, so the line alone cannot tell; the page's other lines can. Such a line is
-//! also read in Latin script (`read_as`, in `Engine::recognize_batch`), and that reading is
+//! also read as Latin marks (`read_as`, in `Engine::recognize_batch`), and that reading is
 //! kept where no other line of the page holds an East Asian character.
 
 use crate::OcrLine;
@@ -24,14 +24,17 @@ pub(crate) fn may_be_look_alikes(text: &str) -> bool {
     (1..=LOOK_ALIKE_MAX_CHARS).contains(&n) && read.all(east_asian)
 }
 
-/// The characters read again, each as the most probable of `classes` over its steps other
-/// than the blank (class 0) and the space (the last), at its probability among those: a
-/// character was seen there, and the greedy path of the other classes alone may pass it by
-/// (scotus-transcript's dash read 一 gave its steps to the blank once 一 was left out).
+/// The characters read again, each as the most probable mark of `classes` over its steps
+/// (punctuation or a symbol, as `marks::is_mark` counts them: no blank, space, letter or
+/// digit), at its probability among the marks: a character was seen there, and the greedy
+/// path of the other classes alone may pass it by (scotus-transcript's dash read 一 gave its
+/// steps to the blank once 一 was left out), or take a digit for it (the same dash read "1"
+/// among every Latin class: in a table, a dash for "none" would become a figure).
 /// `probs`: `steps` rows over `classes`.
 pub(crate) fn read_as(decoded: &[Decoded], probs: &[f32], steps: usize, classes: &[char]) -> Vec<Decoded> {
     let n = classes.len();
-    let chars = 1..n.saturating_sub(1);
+    let marks: Vec<usize> =
+        (1..n.saturating_sub(1)).filter(|&k| !classes[k].is_alphanumeric() && classes[k] != ' ').collect();
     decoded
         .iter()
         .map(|d| {
@@ -39,9 +42,9 @@ pub(crate) fn read_as(decoded: &[Decoded], probs: &[f32], steps: usize, classes:
                 (d.first_step..=d.last_step.min(steps.saturating_sub(1))).filter_map(|t| probs.get(t * n..(t + 1) * n));
             let best = rows
                 .filter_map(|row| {
-                    let seen = row.get(chars.clone())?;
-                    let (k, &p) = seen.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
-                    Some((chars.start + k, p / seen.iter().sum::<f32>().max(f32::MIN_POSITIVE)))
+                    let (k, p) = marks.iter().map(|&k| (k, row[k])).max_by(|a, b| a.1.total_cmp(&b.1))?;
+                    let seen: f32 = marks.iter().map(|&k| row[k]).sum();
+                    Some((k, p / seen.max(f32::MIN_POSITIVE)))
                 })
                 .max_by(|a, b| a.1.total_cmp(&b.1));
             match best {
@@ -92,15 +95,15 @@ mod tests {
     }
 
     #[test]
-    fn a_character_read_again_is_the_most_probable_other_character_over_its_steps() {
-        // Classes: blank, '*', '-', space. A character over steps 1..=2 where the blank
-        // outweighs every other class, and a space kept as it is.
-        let classes = ['\0', '*', '-', ' '];
+    fn a_character_read_again_is_the_most_probable_mark_over_its_steps() {
+        // Classes: blank, '*', '-', '1', space. A character over steps 1..=2 where the blank
+        // outweighs every other class and a digit every mark, and a space kept as it is.
+        let classes = ['\0', '*', '-', '1', ' '];
         let probs = [
-            0.9, 0.05, 0.0, 0.05, //
-            0.7, 0.1, 0.2, 0.0, //
-            0.6, 0.3, 0.1, 0.0, //
-            0.2, 0.0, 0.0, 0.8,
+            0.9, 0.05, 0.0, 0.0, 0.05, //
+            0.5, 0.1, 0.2, 0.2, 0.0, //
+            0.3, 0.3, 0.1, 0.3, 0.0, //
+            0.2, 0.0, 0.0, 0.0, 0.8,
         ];
         let d = |ch, first_step, last_step| Decoded { ch, first_step, last_step, confidence: 0.9 };
         let read = read_as(&[d('大', 1, 2), d(' ', 3, 3)], &probs, 4, &classes);
