@@ -6,7 +6,7 @@
 //! kept where no other line of the page holds an East Asian character.
 
 use crate::OcrLine;
-use crate::rec::{Decoded, east_asian};
+use crate::rec::{Decoded, east_asian, is_mark_char};
 
 /// A line of at most this many characters, all East Asian, may be look-alikes: a table cell
 /// of two asterisks ("大 大", camelot's anticlockwise_table_1), where a Chinese line holds
@@ -25,16 +25,14 @@ pub(crate) fn may_be_look_alikes(text: &str) -> bool {
 }
 
 /// The characters read again, each as the most probable mark of `classes` over its steps
-/// (punctuation or a symbol, as `marks::is_mark` counts them: no blank, space, letter or
-/// digit), at its probability among the marks: a character was seen there, and the greedy
+/// (`is_mark_char`, as `marks::is_mark` counts them; the blank aside), at its probability among the marks: a character was seen there, and the greedy
 /// path of the other classes alone may pass it by (scotus-transcript's dash read 一 gave its
 /// steps to the blank once 一 was left out), or take a digit for it (the same dash read "1"
 /// among every Latin class: in a table, a dash for "none" would become a figure).
 /// `probs`: `steps` rows over `classes`.
 pub(crate) fn read_as(decoded: &[Decoded], probs: &[f32], steps: usize, classes: &[char]) -> Vec<Decoded> {
     let n = classes.len();
-    let marks: Vec<usize> =
-        (1..n.saturating_sub(1)).filter(|&k| !classes[k].is_alphanumeric() && classes[k] != ' ').collect();
+    let marks: Vec<usize> = (1..n.saturating_sub(1)).filter(|&k| is_mark_char(classes[k])).collect();
     decoded
         .iter()
         .map(|d| {

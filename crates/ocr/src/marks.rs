@@ -8,7 +8,7 @@ use image::RgbImage;
 use crate::OcrChar;
 use crate::det::mask_to_regions;
 use crate::geometry::{Point, Quad, dot, sub, turn_between};
-use crate::rec::crop_quad;
+use crate::rec::{crop_quad, is_mark_char};
 
 /// Lines whose centres are less than this many line heights apart across the text share a row.
 const SAME_ROW: f32 = 0.5;
@@ -53,7 +53,7 @@ pub fn is_mark(chars: &[OcrChar]) -> bool {
     let read: Vec<&OcrChar> = chars.iter().filter(|c| c.ch != ' ').collect();
     let n = read.len() as f32;
     let confidence = read.iter().map(|c| c.confidence).sum::<f32>() / n.max(1.0);
-    let marks = read.iter().filter(|c| !c.ch.is_alphanumeric()).count() as f32;
+    let marks = read.iter().filter(|c| is_mark_char(c.ch)).count() as f32;
     !read.is_empty() && confidence >= MARK_MIN_CONFIDENCE && marks > n / 2.0
 }
 

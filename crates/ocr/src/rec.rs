@@ -435,6 +435,12 @@ pub struct Decoded {
     pub confidence: f32,
 }
 
+/// Whether a character is a mark: punctuation or a symbol, neither a letter, a digit nor a
+/// space.
+pub fn is_mark_char(c: char) -> bool {
+    !c.is_alphanumeric() && !c.is_whitespace()
+}
+
 /// Spaces put back between repeats of one mark set `SPACED_MARK_PITCH` apart ("- - - -"
 /// rules read as "----"); one output step spans `step_px` input pixels of a line
 /// `LINE_HEIGHT` high.
@@ -444,8 +450,7 @@ pub fn space_spaced_marks(decoded: Vec<Decoded>, step_px: f32) -> Vec<Decoded> {
     for d in decoded {
         if let Some(prev) = out.last()
             && prev.ch == d.ch
-            && !d.ch.is_alphanumeric()
-            && !d.ch.is_whitespace()
+            && is_mark_char(d.ch)
             && d.first_step.saturating_sub(prev.first_step) as f32 >= pitch
         {
             let step = (prev.last_step + d.first_step) / 2;
