@@ -614,6 +614,34 @@ fn a_tables_asterisks_read_as_asterisks_in_their_rows() {
     }
 }
 
+/// Marks detection does not box, each one blob of ink alone on its row: superscript.pdf's
+/// "-" for an empty cell (CER 0.150 against the text layer without them) and eu-017's
+/// bullets, which recognition read as "0" or as nothing (`marks::lone_shape`).
+#[test]
+fn lone_dashes_in_table_cells_and_bullets_before_list_items_are_read() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let read = |file: &str| {
+        let path = corpus.join(file);
+        let native = extract_with(&path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() })
+            .expect("native");
+        let ocr = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("ocr");
+        let (got, want) = (ocr.pages[0].text.clone(), native.pages[0].text.clone());
+        println!("ocr {file} page 1: CER {:.4}", cer(&got, &want));
+        assert!(cer(&got, &want) <= 0.012, "{file}: {got}");
+        got
+    };
+    let table = read("camelot/tests/files/superscript.pdf");
+    for row in ["Chhattisgarh - - - - - - - - - -", "Haryana 11.53 9.67 - 0.06 1.8 0.55 - 0.64 - 0.49"] {
+        assert!(table.lines().any(|l| l == row), "{row} in {table}");
+    }
+    let list = read("tabula-java/src/test/resources/technology/tabula/eu-017.pdf");
+    for item in ["• N = Total population", "• d = accuracy", "• Low: accuracy level >15%"] {
+        assert!(list.lines().any(|l| l == item), "{item} in {list}");
+    }
+    assert_eq!(list.lines().filter(|l| l.starts_with("• ")).count(), 9, "{list}");
+}
+
 /// scotus-transcript p1 rendered at `dpi` and read by OCR, and its own text layer.
 fn scotus_at(corpus: &Path, models: &Arc<docsift::OcrModels>, dpi: f32) -> (String, String) {
     let path = corpus.join("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf");

@@ -119,13 +119,17 @@ enum Reading {
     Line,
     Mark,
     Initial,
+    /// Read by its shape, without a model call (`marks::bullet_line`).
+    Bullet,
 }
 
-/// Ink beside the detected lines, read on its own: marks on their rows (`marks`) and drop
-/// capitals at their starts (`initials`).
+/// Ink beside the detected lines, read on its own: marks and bullets on their rows (`marks`;
+/// a detected line whose centre lies in a bullet is that bullet) and drop capitals at their
+/// starts (`initials`).
 #[derive(Clone, Debug, Default)]
 pub struct Beside {
     pub marks: Vec<Quad>,
+    pub bullets: Vec<Quad>,
     pub initials: Vec<Quad>,
 }
 
@@ -435,13 +439,17 @@ impl Engine {
         Ok(quads)
     }
 
-    /// Ink detection misses beside `quads`: marks on their rows (see `marks`) and drop
-    /// capitals at their starts (see `initials`), recognised in batches of their own and kept
-    /// only when read as such. A drop capital read joins its line in `initials_to_lines`.
+    /// Ink detection misses beside `quads`: marks and bullets on their rows (see `marks`)
+    /// and drop capitals at their starts (see `initials`), recognised in batches of their own
+    /// and kept only when read as such (bullets by their shape). A drop capital read joins its
+    /// line in `initials_to_lines`.
     pub fn beside(&self, img: &RgbImage, quads: &[Quad]) -> Beside {
         let ink = marks::Ink::of_page(img);
+        let (bullets, marks): (Vec<_>, Vec<_>) =
+            marks::marks_beside_lines(img, quads, ink).into_iter().partition(|&(_, f)| f == marks::Found::Bullet);
         Beside {
-            marks: marks::marks_beside_lines(img, quads, ink),
+            marks: marks.into_iter().map(|(q, _)| q).collect(),
+            bullets: bullets.into_iter().map(|(q, _)| q).collect(),
             initials: initials::initials_beside_lines(img, quads, ink),
         }
     }
@@ -454,10 +462,13 @@ impl Engine {
 
     /// Detected lines and the ink beside them grouped for recognition calls: quads of one
     /// kind and input width, as many per call as the input holds (the backend's static
-    /// shapes; else `rec::input_widths` and `DYNAMIC_LINES_PER_CALL`).
+    /// shapes; else `rec::input_widths` and `DYNAMIC_LINES_PER_CALL`). The bullets are one
+    /// batch more, read without a call; a detected line that is a bullet is left to it.
     pub fn recognition_batches(&self, quads: &[Quad], beside: &Beside) -> Vec<Batch> {
+        let is_bullet = |q: &Quad| beside.bullets.iter().any(|b| b.contains(q.centre()));
         let items: Vec<(Reading, &Quad)> = quads
             .iter()
+            .filter(|q| !is_bullet(q))
             .map(|q| (Reading::Line, q))
             .chain(beside.marks.iter().map(|q| (Reading::Mark, q)))
             .chain(beside.initials.iter().map(|q| (Reading::Initial, q)))
@@ -478,6 +489,12 @@ impl Engine {
         };
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by_key(|&i| (items[i].0, inputs[i].1, rec::scaled_width(items[i].1)));
+        let bullets = (!beside.bullets.is_empty()).then(|| Batch {
+            quads: beside.bullets.clone(),
+            reading: Reading::Bullet,
+            width: 0,
+            slots: beside.bullets.len(),
+        });
         order
             .chunk_by(|&a, &b| (items[a].0, inputs[a].1) == (items[b].0, inputs[b].1))
             .flat_map(|group| group.chunks(inputs[group[0]].0))
@@ -487,16 +504,20 @@ impl Engine {
                 width: inputs[c[0]].1,
                 slots: inputs[c[0]].0,
             })
+            .chain(bullets)
             .collect()
     }
 
     /// Recognises a batch; lines read as nothing or as noise, marks not read as marks
     /// (`marks::is_mark`) and drop capitals not read as a capital (`initials::is_initial`)
-    /// are left out.
+    /// are left out. Bullets are read by their shape.
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
+        if batch.reading == Reading::Bullet {
+            return Ok(batch.quads.iter().map(marks::bullet_line).collect());
+        }
         let mut lines = self.recognize_quads(img, batch).await?;
         match batch.reading {
-            Reading::Line => {}
+            Reading::Line | Reading::Bullet => {}
             Reading::Mark => lines.retain(|l| marks::is_mark(&l.chars)),
             Reading::Initial => lines.retain(initials::is_initial),
         }
@@ -1015,6 +1036,32 @@ mod tests {
     }
 
     #[test]
+    fn a_bullet_detection_boxed_alone_is_read_by_its_shape_not_as_the_line_it_was_read() -> Result<(), OcrError> {
+        // Recognition reads every line as zeros, as the model reads a lone bullet.
+        let engine = Engine::new(Box::new(Reads { read: vec![0.0, 1.0, 0.0] }), "0\n", Script::All);
+        let mut img = RgbImage::from_pixel(400, 60, image::Rgb([250; 3]));
+        for x in (30..190).step_by(12) {
+            crate::test_support::paint(&mut img, x, 20, 7, 18);
+        }
+        crate::test_support::disc(&mut img, 250.0, 31.0, 9.0, None);
+        let lines = [
+            Quad([[20.0, 15.0], [200.0, 15.0], [200.0, 45.0], [20.0, 45.0]]),
+            Quad([[242.0, 24.0], [258.0, 24.0], [258.0, 38.0], [242.0, 38.0]]),
+        ];
+        let batches = engine.recognition_batches(&lines, &engine.beside(&img, &lines));
+        let mut read = Vec::new();
+        for batch in &batches {
+            read.extend(now(engine.recognize_batch(&img, batch))?);
+        }
+        let texts: Vec<&str> = read.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[0].chars().all(|c| c == '0'), "{texts:?}");
+        assert_eq!(texts[1], "•");
+        assert!(read[1].quad.contains(lines[1].centre()));
+        Ok(())
+    }
+
+    #[test]
     fn a_dash_an_ideograph_looks_like_is_read_as_a_dash_in_a_mark_and_as_is_in_a_line() -> Result<(), OcrError> {
         let dictionary = "-\n一\n";
         // Blank, "-", "一", space: the ideograph most likely, neither sure.
@@ -1023,7 +1070,7 @@ mod tests {
         let img = RgbImage::from_pixel(200, 24, image::Rgb([255; 3]));
         let quad = Quad([[0.0, 0.0], [200.0, 0.0], [200.0, 24.0], [0.0, 24.0]]);
         let read = |lines: &[Quad], marks: &[Quad]| -> Result<Vec<OcrLine>, OcrError> {
-            let batches = engine.recognition_batches(lines, &Beside { marks: marks.to_vec(), initials: Vec::new() });
+            let batches = engine.recognition_batches(lines, &Beside { marks: marks.to_vec(), ..Beside::default() });
             assert_eq!(batches.len(), 1);
             now(engine.recognize_batch(&img, &batches[0]))
         };

@@ -1,14 +1,17 @@
 //! Marks beside detected lines that text detection does not see: DB scores a lone colon, a
 //! dash rule or a dot leader too low to keep (scotus-transcript's ": " column and
 //! "- - - x" rules). The ink on each detected line's row, outside its lines, is grouped
-//! into candidate marks; recognition keeps those it reads surely, as punctuation.
+//! into candidate marks; recognition keeps those it reads surely, as punctuation. A blob
+//! alone is kept only where its shape shows a dash (recognition reads it) or a bullet (read
+//! by its shape: recognition reads a lone bullet as "0" or as nothing, so superscript.pdf's
+//! "-" cells and eu-017's bullets were lost).
 
 use image::RgbImage;
 
-use crate::OcrChar;
-use crate::det::mask_to_regions;
+use crate::det::mask_to_components;
 use crate::geometry::{Point, Quad, dot, sub, turn_between};
 use crate::rec::{crop_quad, is_mark_char};
+use crate::{OcrChar, OcrLine};
 
 /// Lines whose centres are less than this many line heights apart across the text share a row.
 const SAME_ROW: f32 = 0.5;
@@ -27,8 +30,35 @@ const MAX_BLOB_WIDTH: f32 = 1.2;
 const MAX_GAP: f32 = 1.5;
 /// A mark is read with this much room on each side (row heights), as text is in DB's boxes.
 const PAD: f32 = 0.3;
-/// One blob alone is as likely dust as a mark: a mark has at least this many (a colon two).
+/// One blob alone is as likely dust as a mark: a mark has at least this many (a colon two),
+/// unless its shape shows a dash or a bullet (`lone_shape`).
 const MIN_BLOBS: usize = 2;
+/// A lone mark's centre lies this far across its row (fractions of its height from the top):
+/// dashes and bullets sit between the baseline and the x-height; ink at a row's edges is a
+/// rule's or the next row's.
+const LONE_CENTRE: [f32; 2] = [0.3, 0.8];
+/// A bullet's diameter in row heights: a text bullet is about a third of an em (a row is 1.5
+/// em), a full stop a tenth, and a filled disc larger than half an em is a picture's.
+const BULLET_SIZE: [f32; 2] = [0.15, 0.45];
+/// A bullet is as wide as high, within this ratio (a dot, not a bar or a stroke).
+const BULLET_MAX_ASPECT: f32 = 1.35;
+/// ... and fills this share of its box: a disc fills π/4 of it, a ring (an "o" or a zero)
+/// under half.
+const BULLET_MIN_FILL: f32 = 0.65;
+/// A dash is at least this long (row heights; a hyphen is about a third of an em) ...
+const DASH_MIN_LENGTH: f32 = 0.15;
+/// ... at most this thick (row heights; a dash's stroke is under a tenth of an em) ...
+const DASH_MAX_THICKNESS: f32 = 0.15;
+/// ... and this many times longer than thick.
+const DASH_MIN_ASPECT: f32 = 2.0;
+/// Ink crossing a row from edge to edge no thicker than this (row heights) is a table's rule
+/// between cells, which parts marks as text does (a picture's strokes are not that straight).
+const RULE_MAX_THICKNESS: f32 = 0.15;
+/// A bullet is read by its shape with this confidence, that of a mark read surely: what
+/// rules out dust is the shape and where it lies on a row of text.
+const BULLET_CONFIDENCE: f32 = 0.9;
+/// The character a bullet is read as.
+pub const BULLET: char = '•';
 /// Rows are examined at this height: a colon's dot keeps a few pixels, a 300 dpi row costs
 /// a third of its own size.
 const STRIP_HEIGHT: usize = 32;
@@ -57,6 +87,21 @@ pub fn is_mark(chars: &[OcrChar]) -> bool {
     !read.is_empty() && confidence >= MARK_MIN_CONFIDENCE && marks > n / 2.0
 }
 
+/// What ink beside the lines is taken for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A mark recognition is to read (kept when `is_mark`).
+    Mark,
+    /// A bullet, read by its shape (`bullet_line`).
+    Bullet,
+}
+
+/// The line a bullet found in `quad` reads as.
+pub fn bullet_line(quad: &Quad) -> OcrLine {
+    let ch = OcrChar { ch: BULLET, quad: *quad, confidence: BULLET_CONFIDENCE };
+    OcrLine { quad: *quad, text: BULLET.to_string(), chars: vec![ch], confidence: BULLET_CONFIDENCE, latin: None }
+}
+
 /// Lines grouped into rows (indices; the first of each row is its widest line).
 pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
     let mut by_width: Vec<usize> = (0..quads.len()).collect();
@@ -77,10 +122,21 @@ pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
     rows
 }
 
-/// A row's widest line `r` stretched along its text across the whole w×h image, and the
-/// spans (fractions of it) not covered by the detected lines whose centres are on it, away
-/// from the image's edges.
-fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
+/// A row's widest line stretched along its text across a whole image, with spans along it
+/// (fractions of it).
+struct Row {
+    strip: Quad,
+    /// Spans not covered by the detected lines whose centres are on it, away from the
+    /// image's edges.
+    gaps: Vec<[f32; 2]>,
+    /// The lines on it, each by index and span (with `COVER_MARGIN`).
+    lines: Vec<(usize, [f32; 2])>,
+    /// One row height along the strip.
+    unit: f32,
+}
+
+/// The row of the widest line `r` across the w×h image.
+fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> Row {
     let (e, len) = r.axis();
     let u = |p: Point| dot(sub(p, r.0[0]), e) / len;
     let corners = [[0.0, 0.0], [w as f32, 0.0], [0.0, h as f32], [w as f32, h as f32]];
@@ -89,16 +145,18 @@ fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
     let along = |p: Point| (u(p) - u0) / (u1 - u0);
     let on_row = |q: &Quad| r.across(q.centre()).abs() < SAME_ROW * r.height();
     let unit = r.height() / (len * (u1 - u0));
-    let mut covered: Vec<[f32; 2]> = quads
+    let lines: Vec<(usize, [f32; 2])> = quads
         .iter()
-        .filter(|q| on_row(q))
-        .map(|q| {
+        .enumerate()
+        .filter(|(_, q)| on_row(q))
+        .map(|(i, q)| {
             let us = q.0.map(along);
             let lo = us.iter().copied().fold(f32::INFINITY, f32::min);
             let hi = us.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            [lo - COVER_MARGIN * unit, hi + COVER_MARGIN * unit]
+            (i, [lo - COVER_MARGIN * unit, hi + COVER_MARGIN * unit])
         })
         .collect();
+    let mut covered: Vec<[f32; 2]> = lines.iter().map(|&(_, span)| span).collect();
     covered.sort_by(|a, b| a[0].total_cmp(&b[0]));
     let mut gaps = Vec::new();
     let mut at = BORDER * unit;
@@ -108,7 +166,7 @@ fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> (Quad, Vec<[f32; 2]>) {
         }
         at = at.max(c[1]);
     }
-    (strip, gaps)
+    Row { strip, gaps, lines, unit }
 }
 
 /// Otsu's threshold: the grey level that best splits the histogram into ink and paper.
@@ -189,46 +247,97 @@ fn ink_strip(img: &RgbImage, q: &Quad, ink: Ink) -> Strip {
     Strip { ink: rgb.pixels().map(|p| ink.is(p)).collect(), w, h }
 }
 
-/// Mark spans (fractions along the strip): blobs of ink grouped along the row where they
-/// are close, split by detected text (`is_text` at a blob's centre, in strip pixels). A
-/// group is a mark when every blob in it is mark-sized and inside the row: ink crossing the
-/// row's edges, or too wide, belongs to a picture, a rule or another row, and so does what
-/// is grouped with it (strokes of an engraving beside a column of text).
-fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<[f32; 2]> {
-    let (wf, hf) = (s.w as f32, s.h as f32);
-    // [x0, x1), whether it is text (splits groups) and whether it can be part of a mark.
-    let mut blobs: Vec<([f32; 2], bool, bool)> = mask_to_regions(&s.ink, s.w, s.h)
+/// A blob of ink in a strip: its box [x0, x1) × [y0, y1) in strip pixels, how many pixels it
+/// has, and whether the pixel at its box's centre is ink (a disc's is, a ring's is not).
+struct Blob {
+    x0: f32,
+    y0: f32,
+    x1: f32,
+    y1: f32,
+    pixels: usize,
+    solid_centre: bool,
+}
+
+/// The strip's blobs of ink, specks (under `MIN_BLOB`) left out.
+fn strip_to_blobs(s: &Strip) -> Vec<Blob> {
+    mask_to_components(&s.ink, s.w, s.h)
         .into_iter()
-        .filter_map(|pts| {
-            let (mut x0, mut y0, mut x1, mut y1) = (f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY);
-            for [x, y] in pts {
+        .filter_map(|pixels| {
+            let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+            for &i in &pixels {
+                let (x, y) = (i % s.w, i / s.w);
                 (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
             }
-            let (bw, bh) = (x1 - x0 + 1.0, y1 - y0 + 1.0);
-            if bw.max(bh) < MIN_BLOB * hf {
-                return None;
-            }
-            let inside = y0 > 0.0 && y1 < hf - 1.0 && x0 > 0.0 && x1 < wf - 1.0;
-            let text = is_text((x0 + x1 + 1.0) / 2.0, (y0 + y1 + 1.0) / 2.0);
-            Some(([x0, x1 + 1.0], text, inside && bw <= MAX_BLOB_WIDTH * hf))
+            let b = Blob {
+                x0: x0 as f32,
+                y0: y0 as f32,
+                x1: (x1 + 1) as f32,
+                y1: (y1 + 1) as f32,
+                pixels: pixels.len(),
+                solid_centre: s.ink[(y0 + y1) / 2 * s.w + (x0 + x1) / 2],
+            };
+            ((b.x1 - b.x0).max(b.y1 - b.y0) >= MIN_BLOB * s.h as f32).then_some(b)
+        })
+        .collect()
+}
+
+/// What one blob alone on a row of height `h` (strip pixels) is by its shape: a bullet (a
+/// filled dot at mid-row) or a dash (a flat bar at mid-row, `Found::Mark`); None for
+/// anything else, which alone is as likely dust or part of a drawing.
+fn lone_shape(b: &Blob, h: f32) -> Option<Found> {
+    let (bw, bh) = (b.x1 - b.x0, b.y1 - b.y0);
+    let centre = (b.y0 + b.y1) / 2.0 / h;
+    if !(LONE_CENTRE[0]..=LONE_CENTRE[1]).contains(&centre) {
+        return None;
+    }
+    let size = bw.max(bh) / h;
+    let fill = b.pixels as f32 / (bw * bh);
+    if (BULLET_SIZE[0]..=BULLET_SIZE[1]).contains(&size)
+        && bw.max(bh) <= BULLET_MAX_ASPECT * bw.min(bh)
+        && fill >= BULLET_MIN_FILL
+        && b.solid_centre
+    {
+        return Some(Found::Bullet);
+    }
+    (bw >= DASH_MIN_LENGTH * h && bh <= DASH_MAX_THICKNESS * h && bw >= DASH_MIN_ASPECT * bh).then_some(Found::Mark)
+}
+
+/// Mark spans (fractions along the strip) and what each is: blobs of ink grouped along the
+/// row where they are close, split by detected text (`is_text` at a blob's centre, in strip
+/// pixels). A group is a mark when every blob in it is mark-sized and inside the row: ink
+/// crossing the row's edges, or too wide, belongs to a picture, a rule or another row, and so
+/// does what is grouped with it (strokes of an engraving beside a column of text), unless it
+/// is a rule across the row. A group of one blob is kept only for its shape (`lone_shape`); a
+/// bullet's span is its ink's, a mark's has room to be read in.
+fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<([f32; 2], Found)> {
+    let (wf, hf) = (s.w as f32, s.h as f32);
+    // [x0, x1), whether it is text or a rule (splits groups), whether it can be part of a
+    // mark, and what it is alone.
+    let mut blobs: Vec<([f32; 2], bool, bool, Option<Found>)> = strip_to_blobs(s)
+        .into_iter()
+        .map(|b| {
+            let inside = b.y0 > 0.0 && b.y1 < hf && b.x0 > 0.0 && b.x1 < wf;
+            let rule = b.y0 == 0.0 && b.y1 == hf && b.x1 - b.x0 <= RULE_MAX_THICKNESS * hf;
+            let text = rule || is_text((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0);
+            ([b.x0, b.x1], text, inside && b.x1 - b.x0 <= MAX_BLOB_WIDTH * hf, lone_shape(&b, hf))
         })
         .collect();
     blobs.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
-    // [x0, x1), blobs, all of them mark-like.
-    let mut groups: Vec<([f32; 2], usize, bool)> = Vec::new();
+    // [x0, x1), blobs, all of them mark-like, what the first is alone.
+    let mut groups: Vec<([f32; 2], usize, bool, Option<Found>)> = Vec::new();
     let mut split = true;
-    for (b, text, mark) in blobs {
+    for (b, text, mark, lone) in blobs {
         if text {
             split = true;
             continue;
         }
         match groups.last_mut() {
-            Some((g, n, all)) if !split && b[0] - g[1] <= MAX_GAP * hf => {
+            Some((g, n, all, _)) if !split && b[0] - g[1] <= MAX_GAP * hf => {
                 g[1] = g[1].max(b[1]);
                 *n += 1;
                 *all &= mark;
             }
-            _ => groups.push((b, 1, mark)),
+            _ => groups.push((b, 1, mark, lone)),
         }
         split = false;
     }
@@ -237,16 +346,39 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<[f32; 2]
         (0..s.h).map(|y| s.ink[y * s.w + x0..y * s.w + x1].iter().filter(|&&i| i).count()).sum::<usize>() as f32
             / ((x1 - x0).max(1) * s.h) as f32
     };
+    let padded = |g: [f32; 2]| [((g[0] - PAD * hf) / wf).max(0.0), ((g[1] + PAD * hf) / wf).min(1.0)];
     groups
         .into_iter()
-        .filter(|&(g, n, all)| all && n >= MIN_BLOBS && ink_in(g) <= MAX_INK)
-        .map(|(g, _, _)| [((g[0] - PAD * hf) / wf).max(0.0), ((g[1] + PAD * hf) / wf).min(1.0)])
+        .filter(|&(g, _, all, _)| all && ink_in(g) <= MAX_INK)
+        .filter_map(|(g, n, _, lone)| match (n >= MIN_BLOBS, lone) {
+            (true, _) | (false, Some(Found::Mark)) => Some((padded(g), Found::Mark)),
+            (false, Some(Found::Bullet)) => Some(([g[0] / wf, g[1] / wf], Found::Bullet)),
+            (false, None) => None,
+        })
         .collect()
 }
 
-/// Quads of the marks on the rows of the detected (and oriented) lines; `ink`: the page's
-/// (`Ink::of_page`).
-pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Quad> {
+/// The bullet a detected line spanning [a, b) of a row's strip (fractions) is, where DB boxed
+/// one alone: no wider than a mark, holding one blob of ink, bullet-shaped.
+fn bullet_in_line(img: &RgbImage, row: &Row, [a, b]: [f32; 2], ink: Ink) -> Option<Quad> {
+    if b - a > MAX_BLOB_WIDTH * row.unit {
+        return None;
+    }
+    let piece = row.strip.slice(a.max(0.0), b.min(1.0));
+    let s = ink_strip(img, &piece, ink);
+    let hf = s.h as f32;
+    match strip_to_blobs(&s).as_slice() {
+        [blob] if blob.y0 > 0.0 && blob.y1 < hf && lone_shape(blob, hf) == Some(Found::Bullet) => {
+            Some(piece.slice(blob.x0 / s.w as f32, blob.x1 / s.w as f32))
+        }
+        _ => None,
+    }
+}
+
+/// Quads of the marks on the rows of the detected (and oriented) lines, and of bullets there,
+/// beside the lines or boxed alone by DB as a line of their own (such a line's centre lies in
+/// its bullet's quad); `ink`: the page's (`Ink::of_page`).
+pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad, Found)> {
     let (w, h) = img.dimensions();
     let text: Vec<(Quad, [f32; 4])> = quads
         .iter()
@@ -258,19 +390,27 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Quad>
     let in_text = |p: Point| {
         text.iter().any(|(q, b)| p[0] >= b[0] && p[0] <= b[2] && p[1] >= b[1] && p[1] <= b[3] && q.contains(p))
     };
-    let mut marks: Vec<Quad> = Vec::new();
+    let mut marks: Vec<(Quad, Found)> = Vec::new();
+    // Lines of one row whose boxes lean apart make two rows over the same ink.
+    let mut add = |mark: Quad, found| {
+        if !marks.iter().any(|(m, _)| m.contains(mark.centre())) {
+            marks.push((mark, found));
+        }
+    };
     for row in lines_to_rows(quads) {
-        let (strip, gaps) = row_gaps(quads, &quads[row[0]], w, h);
-        for [g0, g1] in gaps {
-            let piece = strip.slice(g0, g1);
+        let widest = row[0];
+        let row = row_gaps(quads, &quads[widest], w, h);
+        for &[g0, g1] in &row.gaps {
+            let piece = row.strip.slice(g0, g1);
             let s = ink_strip(img, &piece, ink);
             let at = |x: f32, y: f32| piece.at(x / s.w as f32, y / s.h as f32);
-            for [a, b] in strip_to_marks(&s, |x, y| in_text(at(x, y))) {
-                // Lines of one row whose boxes lean apart make two rows over the same ink.
-                let mark = piece.slice(a, b);
-                if !marks.iter().any(|m| m.contains(mark.centre())) {
-                    marks.push(mark);
-                }
+            for ([a, b], found) in strip_to_marks(&s, |x, y| in_text(at(x, y))) {
+                add(piece.slice(a, b), found);
+            }
+        }
+        for &(_, span) in row.lines.iter().filter(|&&(i, _)| i != widest) {
+            if let Some(bullet) = bullet_in_line(img, &row, span, ink) {
+                add(bullet, Found::Bullet);
             }
         }
     }
@@ -280,7 +420,7 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Quad>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{paint, rect};
+    use crate::test_support::{disc, paint, rect};
 
     /// A 400×60 page with one detected line (x 20..200, y 15..45) of glyph-like blobs and a
     /// colon at x 300 on its row.
@@ -300,9 +440,71 @@ mod tests {
         paint(&mut img, 370, 28, 3, 3);
         let marks = marks_beside_lines(&img, &lines, Ink::of_page(&img));
         assert_eq!(marks.len(), 1, "{marks:?}");
-        let [x0, y0, x1, y1] = marks[0].bounds();
+        assert_eq!(marks[0].1, Found::Mark);
+        let [x0, y0, x1, y1] = marks[0].0.bounds();
         assert!(x0 < 300.0 && x1 > 304.0 && x1 < 370.0, "{:?}", marks[0]);
         assert!(y0 <= 16.0 && y1 >= 44.0, "read at the row's height: {:?}", marks[0]);
+    }
+
+    /// A page with one detected line (x 20..200, y 15..45, as `page_with_a_colon`) and one
+    /// blob drawn on its row by `draw` (x 370..380, apart from the colon): what is found there.
+    fn found_beside_a_line(draw: impl Fn(&mut RgbImage)) -> Vec<(Quad, Found)> {
+        let (mut img, lines) = page_with_a_colon();
+        draw(&mut img);
+        marks_beside_lines(&img, &lines, Ink::of_page(&img))
+            .into_iter()
+            .filter(|(m, _)| m.bounds()[0] > 340.0)
+            .collect()
+    }
+
+    #[test]
+    fn a_lone_dash_at_mid_row_is_a_mark_to_read() {
+        let found = found_beside_a_line(|img| paint(img, 370, 29, 10, 3));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, Found::Mark);
+        let [x0, _, x1, _] = found[0].0.bounds();
+        assert!(x0 < 370.0 && x1 > 380.0, "read with room around it: {:?}", found[0].0);
+    }
+
+    #[test]
+    fn a_lone_filled_dot_at_mid_row_is_a_bullet_bounded_by_its_ink() {
+        let found = found_beside_a_line(|img| disc(img, 375.0, 31.0, 9.0, None));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, Found::Bullet);
+        let [x0, y0, x1, y1] = found[0].0.bounds();
+        assert!((369.0..=373.0).contains(&x0) && (377.0..=381.0).contains(&x1), "{:?}", found[0].0);
+        assert!(y0 <= 16.0 && y1 >= 44.0, "at the row's height: {:?}", found[0].0);
+    }
+
+    #[test]
+    fn a_lone_stroke_speck_or_dash_at_a_rows_edge_is_not_a_mark_nor_a_ring_a_bullet() {
+        for stroke in [2.0, 3.0] {
+            let found = found_beside_a_line(|img| disc(img, 375.0, 31.0, 10.0, Some(stroke)));
+            assert!(found.iter().all(|(_, f)| *f == Found::Mark), "a ring of {stroke}: {found:?}");
+        }
+        for (what, [x, y, w, h]) in
+            [("stroke", [375, 24, 3, 12]), ("speck", [375, 29, 3, 3]), ("dash at the row's top", [370, 17, 10, 3])]
+        {
+            assert!(found_beside_a_line(|img| paint(img, x, y, w, h)).is_empty(), "{what}");
+        }
+        let big = found_beside_a_line(|img| disc(img, 375.0, 30.0, 22.0, None));
+        assert!(big.is_empty(), "a dot as big as the row: {big:?}");
+    }
+
+    #[test]
+    fn a_bullet_detection_boxed_alone_is_found_as_a_bullet_over_its_box() {
+        let (mut img, mut lines) = page_with_a_colon();
+        disc(&mut img, 345.0, 31.0, 9.0, None);
+        lines.push(rect(337.0, 24.0, 353.0, 38.0));
+        let found = marks_beside_lines(&img, &lines, Ink::of_page(&img));
+        let bullets: Vec<&Quad> = found.iter().filter(|(_, f)| *f == Found::Bullet).map(|(q, _)| q).collect();
+        assert_eq!(bullets.len(), 1, "{found:?}");
+        assert!(bullets[0].contains(lines[1].centre()));
+        // A line of a digit DB boxed alone is not.
+        let (mut img, mut lines) = page_with_a_colon();
+        paint(&mut img, 342, 22, 6, 16);
+        lines.push(rect(337.0, 18.0, 353.0, 42.0));
+        assert!(marks_beside_lines(&img, &lines, Ink::of_page(&img)).iter().all(|(_, f)| *f == Found::Mark));
     }
 
     #[test]
@@ -327,8 +529,23 @@ mod tests {
     #[test]
     fn ink_crossing_the_row_makes_what_is_beside_it_part_of_a_picture() {
         let (mut img, lines) = page_with_a_colon();
-        paint(&mut img, 320, 0, 2, 60);
-        assert!(marks_beside_lines(&img, &lines, Ink::of_page(&img)).is_empty());
+        // A stroke slanting across the row, as an engraving's hatching.
+        for y in 0..60 {
+            paint(&mut img, 310 + y / 3, y, 3, 1);
+        }
+        let found = marks_beside_lines(&img, &lines, Ink::of_page(&img));
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_tables_rule_across_the_row_parts_the_marks_beside_it() {
+        let found = found_beside_a_line(|img| {
+            paint(img, 360, 0, 3, 60);
+            paint(img, 370, 29, 10, 3);
+        });
+        assert_eq!(found.iter().map(|(_, f)| *f).collect::<Vec<_>>(), vec![Found::Mark], "{found:?}");
+        let [x0, ..] = found[0].0.bounds();
+        assert!(x0 > 355.0, "the dash alone, not the rule: {:?}", found[0].0);
     }
 
     #[test]

@@ -19,6 +19,18 @@ pub fn paint(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32) {
     }
 }
 
+/// A disc of diameter `d` centred at (cx, cy); a ring of stroke `ring` where given.
+pub fn disc(img: &mut RgbImage, cx: f32, cy: f32, d: f32, ring: Option<f32>) {
+    for y in 0..img.height() {
+        for x in 0..img.width() {
+            let r = ((x as f32 + 0.5 - cx).powi(2) + (y as f32 + 0.5 - cy).powi(2)).sqrt();
+            if r <= d / 2.0 && ring.is_none_or(|t| r >= d / 2.0 - t) {
+                img.put_pixel(x, y, image::Rgb([20, 20, 20]));
+            }
+        }
+    }
+}
+
 /// A line reading `text` in `quad`, its characters sharing the quad evenly, each and the
 /// line read at `confidence`.
 pub fn line(text: &str, quad: Quad, confidence: f32) -> OcrLine {
