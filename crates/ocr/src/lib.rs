@@ -192,14 +192,14 @@ const MARK_SCRIPT: Script = Script::Latin;
 /// Characters recognition's output is decoded as, one per class.
 struct Alphabet {
     chars: Vec<char>,
-    /// The same-shape small letters and their capitals' indices in `chars`.
-    capitals: Vec<(char, usize)>,
+    /// Letters read by their size or font alone (`rec::case_look_alikes_in_words`).
+    look_alikes: rec::LookAlikes,
 }
 
 impl Alphabet {
     fn new(chars: Vec<char>) -> Alphabet {
-        let capitals = rec::same_shape_capitals(&chars);
-        Alphabet { chars, capitals }
+        let look_alikes = rec::LookAlikes::of_classes(&chars);
+        Alphabet { chars, look_alikes }
     }
 }
 
@@ -571,7 +571,7 @@ impl Engine {
                 let gaps = rec::InkGaps::new(&piece.crop, step_px);
                 let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
-                rec::capitals_in_capital_words(&mut decoded, row, steps, &alphabet.capitals);
+                rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes);
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
                 };

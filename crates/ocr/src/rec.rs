@@ -466,41 +466,85 @@ pub fn space_spaced_marks(decoded: Vec<Decoded>, step_px: f32) -> Vec<Decoded> {
 /// apart by size alone, and in an all-capital word now and then reads one small
 /// ("sUMMARY", "ADDREssES").
 pub(crate) const SAME_SHAPE_SMALL: [char; 7] = ['c', 'o', 's', 'v', 'w', 'x', 'z'];
-/// A same-shape small letter in an all-capital word becomes a capital when the model gave the
-/// capital at least this probability at one of the letter's steps: on page 1 of 60 corpus
+/// The small l and the capital I, one upright stroke each in sans-serif print: the model
+/// reads one for the other ("FBl" for "FBI", "mI" for "ml").
+pub(crate) const STROKE_SMALL_L: char = 'l';
+pub(crate) const STROKE_CAPITAL_I: char = 'I';
+/// A look-alike letter read in a word of the other case becomes its look-alike when the model
+/// gave that at least this probability at one of the letter's steps: on page 1 of 60 corpus
 /// PDFs read by OCR, the misread capitals had 0.07–0.48, a capitalised word's small letters
 /// mostly under 0.012 ("Los": 0.0001–0.12).
 pub const CAPITAL_MIN_PROBABILITY: f32 = 0.05;
 
-/// Each same-shape small letter whose capital is a class, with the capital's class index.
-pub fn same_shape_capitals(classes: &[char]) -> Vec<(char, usize)> {
-    SAME_SHAPE_SMALL
-        .iter()
-        .filter_map(|&small| Some((small, classes.iter().position(|&k| k == small.to_ascii_uppercase())?)))
-        .collect()
+/// Whether `c` is read by its size or its font alone: a same-shape letter, small or capital,
+/// or one of the stroke pair l and I. Such letters do not tell a word's case.
+fn is_look_alike(c: char) -> bool {
+    SAME_SHAPE_SMALL.contains(&c.to_ascii_lowercase()) || c == STROKE_SMALL_L || c == STROKE_CAPITAL_I
 }
 
-/// Same-shape small letters read inside all-capital words -> capitals, where the model gave
-/// the capital some probability (`CAPITAL_MIN_PROBABILITY`). A word (a run of letters) is
-/// all-capital when its other cased letters are all capitals, one of them past its first
-/// letter: "Los" and "Low" are capitalised words, not capital ones.
-/// `probs`: the line's class probabilities, `steps` rows; `capitals` from `same_shape_capitals`.
-pub fn capitals_in_capital_words(decoded: &mut [Decoded], probs: &[f32], steps: usize, capitals: &[(char, usize)]) {
+/// Look-alike letters among a model's classes.
+#[derive(Clone, Debug, Default)]
+pub struct LookAlikes {
+    /// Each small letter with a capital look-alike (a same-shape letter's own capital, the
+    /// small l's the capital I) that is a class: the small letter, the capital, its class.
+    capitals: Vec<(char, char, usize)>,
+    /// The small l's class, the capital I's look-alike.
+    small_l: Option<usize>,
+}
+
+impl LookAlikes {
+    pub fn of_classes(classes: &[char]) -> LookAlikes {
+        let index = |c: char| classes.iter().position(|&k| k == c);
+        let capitals = SAME_SHAPE_SMALL
+            .iter()
+            .map(|&small| (small, small.to_ascii_uppercase()))
+            .chain([(STROKE_SMALL_L, STROKE_CAPITAL_I)])
+            .filter_map(|(small, capital)| Some((small, capital, index(capital)?)))
+            .collect();
+        LookAlikes { capitals, small_l: index(STROKE_SMALL_L) }
+    }
+}
+
+/// The most probability the model gave `class` at one of `d`'s steps.
+fn probability_at(d: &Decoded, probs: &[f32], n: usize, class: usize) -> f32 {
+    (d.first_step..=d.last_step).filter_map(|t| probs.get(t * n + class)).fold(0.0f32, |a, &b| a.max(b))
+}
+
+/// Look-alike letters read in the other case from their word -> their look-alikes, where the
+/// model gave that some probability (`CAPITAL_MIN_PROBABILITY`):
+/// - in an all-capital word, same-shape small letters become capitals and a small l the
+///   capital I. A word (a run of letters) is all-capital when its cased letters other than
+///   look-alikes are all capitals, one of them past its first letter: "Los" and "Low" are
+///   capitalised words, not capital ones;
+/// - in a small word, a capital I past the first letter becomes a small l. A word is small
+///   when its cased letters other than its I's are small past the first letter, and it has a
+///   small letter there or one that is no look-alike first ("mI", not "AII", "AgSCI" or "lI").
+///
+/// `probs`: the line's class probabilities, `steps` rows.
+pub fn case_look_alikes_in_words(decoded: &mut [Decoded], probs: &[f32], steps: usize, alike: &LookAlikes) {
     let n = probs.len() / steps.max(1);
-    let same_shape = |c: char| SAME_SHAPE_SMALL.contains(&c.to_ascii_lowercase());
+    let cased = |c: char| c.is_lowercase() || c.is_uppercase();
     for word in decoded.split_mut(|d| !d.ch.is_alphabetic()) {
-        let mut others =
-            word.iter().enumerate().filter(|(_, d)| !same_shape(d.ch) && (d.ch.is_lowercase() || d.ch.is_uppercase()));
+        let mut others = word.iter().enumerate().filter(|(_, d)| !is_look_alike(d.ch) && cased(d.ch));
         let capital_word = others.clone().all(|(_, d)| d.ch.is_uppercase()) && others.any(|(i, _)| i > 0);
-        if !capital_word {
-            continue;
-        }
-        for d in word.iter_mut() {
-            let Some(&(_, capital)) = capitals.iter().find(|&&(small, _)| small == d.ch) else { continue };
-            let p =
-                (d.first_step..=d.last_step).filter_map(|t| probs.get(t * n + capital)).fold(0.0f32, |a, &b| a.max(b));
-            if p >= CAPITAL_MIN_PROBABILITY {
-                d.ch = d.ch.to_ascii_uppercase();
+        let mut past_first = word.iter().skip(1).filter(|d| d.ch != STROKE_CAPITAL_I && cased(d.ch));
+        let small_word = past_first.clone().all(|d| d.ch.is_lowercase())
+            && (past_first.next().is_some()
+                || word.first().is_some_and(|d| d.ch.is_lowercase() && !is_look_alike(d.ch)));
+        for (i, d) in word.iter_mut().enumerate() {
+            if capital_word {
+                let Some(&(_, capital, class)) = alike.capitals.iter().find(|&&(small, ..)| small == d.ch) else {
+                    continue;
+                };
+                if probability_at(d, probs, n, class) >= CAPITAL_MIN_PROBABILITY {
+                    d.ch = capital;
+                }
+            } else if small_word
+                && i > 0
+                && d.ch == STROKE_CAPITAL_I
+                && alike.small_l.is_some_and(|l| probability_at(d, probs, n, l) >= CAPITAL_MIN_PROBABILITY)
+            {
+                d.ch = STROKE_SMALL_L;
             }
         }
     }
@@ -749,7 +793,7 @@ mod tests {
     }
 
     /// Decoded letters one step each, and their rows: the read letter at `p_read`, its
-    /// other case (where it is a class) at `1 - p_read`.
+    /// other case (where it is a class; l's and I's look-alike) at `1 - p_read`.
     fn read_as(text: &str, p_read: f32, classes: &[char]) -> (Vec<Decoded>, Vec<f32>) {
         let n = classes.len();
         let mut probs = vec![0.0; text.chars().count() * n];
@@ -757,7 +801,12 @@ mod tests {
             .chars()
             .enumerate()
             .map(|(t, ch)| {
-                let other = if ch.is_lowercase() { ch.to_ascii_uppercase() } else { ch.to_ascii_lowercase() };
+                let other = match ch {
+                    STROKE_SMALL_L => STROKE_CAPITAL_I,
+                    STROKE_CAPITAL_I => STROKE_SMALL_L,
+                    _ if ch.is_lowercase() => ch.to_ascii_uppercase(),
+                    _ => ch.to_ascii_lowercase(),
+                };
                 let index = |c: char| classes.iter().position(|&k| k == c);
                 if let Some(i) = index(ch) {
                     probs[t * n + i] = p_read;
@@ -771,15 +820,21 @@ mod tests {
         (decoded, probs)
     }
 
+    /// What `case_look_alikes_in_words` makes of a text read (`read_as`) by a model with
+    /// `dictionary`.
+    fn case_fixer(dictionary: &str) -> impl Fn(&str, f32) -> String {
+        let classes = classes(dictionary);
+        let alike = LookAlikes::of_classes(&classes);
+        move |text: &str, p_read: f32| {
+            let (mut decoded, probs) = read_as(text, p_read, &classes);
+            case_look_alikes_in_words(&mut decoded, &probs, text.chars().count(), &alike);
+            decoded.iter().map(|d| d.ch).collect::<String>()
+        }
+    }
+
     #[test]
     fn same_shape_letters_read_small_in_capital_words_become_capitals() {
-        let classes = classes("A\nC\nD\nE\nM\nO\nR\nS\nU\nY\na\nc\ne\nm\no\nr\ns\nu\ny\nL\nw\nW\n1\n:");
-        let capitals = same_shape_capitals(&classes);
-        let fixed = |text: &str, p_read: f32| {
-            let (mut decoded, probs) = read_as(text, p_read, &classes);
-            capitals_in_capital_words(&mut decoded, &probs, text.chars().count(), &capitals);
-            decoded.iter().map(|d| d.ch).collect::<String>()
-        };
+        let fixed = case_fixer("A\nC\nD\nE\nM\nO\nR\nS\nU\nY\na\nc\ne\nm\no\nr\ns\nu\ny\nL\nw\nW\n1\n:");
         // The capital had some probability: every same-shape letter of a capital word.
         assert_eq!(fixed("sUMMARY: ADDREssEs", 0.7), "SUMMARY: ADDRESSES");
         assert_eq!(fixed("sUs 1s", 0.7), "SUS 1s");
@@ -789,6 +844,16 @@ mod tests {
         assert_eq!(fixed("Los Low cows sow OoO Some", 0.7), "Los Low cows sow OoO Some");
         // Mixed-case words: another small letter says the word is not all capitals.
         assert_eq!(fixed("ReCord macOS", 0.7), "ReCord macOS");
+    }
+
+    #[test]
+    fn a_small_l_in_a_capital_word_reads_i_and_a_capital_i_in_a_small_word_reads_l() {
+        let fixed = case_fixer("A\nB\nC\nF\nG\nI\nS\nT\na\ng\ni\nk\nl\nm\n5");
+        assert_eq!(fixed("FBl AGSl 5mI miIk", 0.7), "FBI AGSI 5ml milk");
+        // Not where the model was sure, nor a word's first letter, nor in words that do not
+        // say their case: a capital word's I's, an acronym, a capitalised word, a numeral.
+        assert_eq!(fixed("FBl miIk", 0.99), "FBl miIk");
+        assert_eq!(fixed("Ill AII AIIB AgSCI II lI", 0.7), "Ill AII AIIB AgSCI II lI");
     }
 
     #[test]
