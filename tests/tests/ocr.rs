@@ -615,10 +615,11 @@ fn a_tables_asterisks_read_as_asterisks_in_their_rows() {
 }
 
 /// Marks detection does not box, each one blob of ink alone on its row: superscript.pdf's
-/// "-" for an empty cell (CER 0.150 against the text layer without them) and eu-017's
-/// bullets, which recognition read as "0" or as nothing (`marks::lone_shape`).
+/// "-" for an empty cell (CER 0.150 against the text layer without them), eu-017's bullets,
+/// which recognition read as "0" or as nothing, and la-precinct-bulletin's page number "1"
+/// beside a box's heavy edge (`marks::lone_shape`).
 #[test]
-fn lone_dashes_in_table_cells_and_bullets_before_list_items_are_read() {
+fn lone_dashes_bullets_and_figures_beside_their_rows_are_read() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let read = |file: &str| {
@@ -640,6 +641,8 @@ fn lone_dashes_in_table_cells_and_bullets_before_list_items_are_read() {
         assert!(list.lines().any(|l| l == item), "{item} in {list}");
     }
     assert_eq!(list.lines().filter(|l| l.starts_with("• ")).count(), 9, "{list}");
+    let bulletin = read("pdfplumber/tests/pdfs/la-precinct-bulletin-2014-p1.pdf");
+    assert!(bulletin.lines().any(|l| l.ends_with("PRECINCT BULLETINS PAGE 1")), "{bulletin}");
 }
 
 /// scotus-transcript p1 rendered at `dpi` and read by OCR, and its own text layer.

@@ -118,18 +118,20 @@ pub struct Batch {
 enum Reading {
     Line,
     Mark,
+    Stroke,
     Initial,
     /// Read by its shape, without a model call (`marks::bullet_line`).
     Bullet,
 }
 
-/// Ink beside the detected lines, read on its own: marks and bullets on their rows (`marks`;
-/// a detected line whose centre lies in a bullet is that bullet) and drop capitals at their
-/// starts (`initials`).
+/// Ink beside the detected lines, read on its own: marks, bullets and strokes on their rows
+/// (`marks`; a detected line whose centre lies in a bullet is that bullet) and drop capitals
+/// at their starts (`initials`).
 #[derive(Clone, Debug, Default)]
 pub struct Beside {
     pub marks: Vec<Quad>,
     pub bullets: Vec<Quad>,
+    pub strokes: Vec<Quad>,
     pub initials: Vec<Quad>,
 }
 
@@ -439,17 +441,18 @@ impl Engine {
         Ok(quads)
     }
 
-    /// Ink detection misses beside `quads`: marks and bullets on their rows (see `marks`)
+    /// Ink detection misses beside `quads`: marks, bullets and strokes on their rows (see `marks`)
     /// and drop capitals at their starts (see `initials`), recognised in batches of their own
     /// and kept only when read as such (bullets by their shape). A drop capital read joins its
     /// line in `initials_to_lines`.
     pub fn beside(&self, img: &RgbImage, quads: &[Quad]) -> Beside {
         let ink = marks::Ink::of_page(img);
-        let (bullets, marks): (Vec<_>, Vec<_>) =
-            marks::marks_beside_lines(img, quads, ink).into_iter().partition(|&(_, f)| f == marks::Found::Bullet);
+        let found = marks::marks_beside_lines(img, quads, ink);
+        let of = |kind: marks::Found| found.iter().filter(|&&(_, f)| f == kind).map(|&(q, _)| q).collect();
         Beside {
-            marks: marks.into_iter().map(|(q, _)| q).collect(),
-            bullets: bullets.into_iter().map(|(q, _)| q).collect(),
+            marks: of(marks::Found::Mark),
+            bullets: of(marks::Found::Bullet),
+            strokes: of(marks::Found::Stroke),
             initials: initials::initials_beside_lines(img, quads, ink),
         }
     }
@@ -471,6 +474,7 @@ impl Engine {
             .filter(|q| !is_bullet(q))
             .map(|q| (Reading::Line, q))
             .chain(beside.marks.iter().map(|q| (Reading::Mark, q)))
+            .chain(beside.strokes.iter().map(|q| (Reading::Stroke, q)))
             .chain(beside.initials.iter().map(|q| (Reading::Initial, q)))
             .collect();
         // What is not a detected line reads better on a wide blank canvas, as marks do.
@@ -509,8 +513,8 @@ impl Engine {
     }
 
     /// Recognises a batch; lines read as nothing or as noise, marks not read as marks
-    /// (`marks::is_mark`) and drop capitals not read as a capital (`initials::is_initial`)
-    /// are left out. Bullets are read by their shape.
+    /// (`marks::is_mark`), strokes not read as one (`marks::is_stroke`) and drop capitals not
+    /// read as a capital (`initials::is_initial`) are left out. Bullets are read by their shape.
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
         if batch.reading == Reading::Bullet {
             return Ok(batch.quads.iter().map(marks::bullet_line).collect());
@@ -519,6 +523,7 @@ impl Engine {
         match batch.reading {
             Reading::Line | Reading::Bullet => {}
             Reading::Mark => lines.retain(|l| marks::is_mark(&l.chars)),
+            Reading::Stroke => lines.retain(|l| marks::is_stroke(&l.chars)),
             Reading::Initial => lines.retain(initials::is_initial),
         }
         Ok(lines)

@@ -2,9 +2,10 @@
 //! dash rule or a dot leader too low to keep (scotus-transcript's ": " column and
 //! "- - - x" rules). The ink on each detected line's row, outside its lines, is grouped
 //! into candidate marks; recognition keeps those it reads surely, as punctuation. A blob
-//! alone is kept only where its shape shows a dash (recognition reads it) or a bullet (read
-//! by its shape: recognition reads a lone bullet as "0" or as nothing, so superscript.pdf's
-//! "-" cells and eu-017's bullets were lost).
+//! alone is kept only where its shape shows a dash (recognition reads it), a bullet (read by
+//! its shape: recognition reads a lone bullet as "0" or as nothing, so superscript.pdf's "-"
+//! cells and eu-017's bullets were lost) or an upright stroke (a "1" or an "I", kept when
+//! recognition reads it so surely).
 
 use image::RgbImage;
 
@@ -52,8 +53,24 @@ const DASH_MAX_THICKNESS: f32 = 0.15;
 /// ... and this many times longer than thick.
 const DASH_MIN_ASPECT: f32 = 2.0;
 /// Ink crossing a row from edge to edge no thicker than this (row heights) is a table's rule
-/// between cells, which parts marks as text does (a picture's strokes are not that straight).
+/// between cells, which parts marks as text does (a picture's strokes are not that straight)
+/// ...
 const RULE_MAX_THICKNESS: f32 = 0.15;
+/// ... and so is ink up to twice as thick that fills this share of its box, a box's heavy
+/// edge (a 2.4 pt border at 150 dpi is 0.2 of its row); a thin rule's antialiased edges fill
+/// less.
+const RULE_MIN_FILL: f32 = 0.85;
+/// A stroke is at least this tall (row heights; a digit or a capital is about a half) ...
+const STROKE_MIN_HEIGHT: f32 = 0.35;
+/// ... at most this wide (a "1" with its flag and foot is about a fifth) ...
+const STROKE_MAX_WIDTH: f32 = 0.25;
+/// ... and this many times taller than wide.
+const STROKE_MIN_ASPECT: f32 = 1.8;
+/// What a stroke alone may be read as: a one, a capital I, a small l, a bar.
+const STROKE_READS: [char; 5] = ['1', 'I', 'l', '|', '!'];
+/// Recognition must be this sure of a stroke's character: a figure read from stray ink would
+/// be a wrong value in a table, where a missing one is only missing.
+const STROKE_MIN_CONFIDENCE: f32 = 0.8;
 /// A bullet is read by its shape with this confidence, that of a mark read surely: what
 /// rules out dust is the shape and where it lies on a row of text.
 const BULLET_CONFIDENCE: f32 = 0.9;
@@ -87,6 +104,16 @@ pub fn is_mark(chars: &[OcrChar]) -> bool {
     !read.is_empty() && confidence >= MARK_MIN_CONFIDENCE && marks > n / 2.0
 }
 
+/// Whether recognised characters are what a lone stroke is read as: one of `STROKE_READS`,
+/// read with `STROKE_MIN_CONFIDENCE`.
+pub fn is_stroke(chars: &[OcrChar]) -> bool {
+    let mut read = chars.iter().filter(|c| c.ch != ' ');
+    match (read.next(), read.next()) {
+        (Some(c), None) => STROKE_READS.contains(&c.ch) && c.confidence >= STROKE_MIN_CONFIDENCE,
+        _ => false,
+    }
+}
+
 /// What ink beside the lines is taken for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Found {
@@ -94,6 +121,9 @@ pub enum Found {
     Mark,
     /// A bullet, read by its shape (`bullet_line`).
     Bullet,
+    /// An upright stroke alone, a "1" or an "I" detection missed (a table's cell, a page
+    /// number), read by recognition (kept when `is_stroke`).
+    Stroke,
 }
 
 /// The line a bullet found in `quad` reads as.
@@ -282,8 +312,9 @@ fn strip_to_blobs(s: &Strip) -> Vec<Blob> {
 }
 
 /// What one blob alone on a row of height `h` (strip pixels) is by its shape: a bullet (a
-/// filled dot at mid-row) or a dash (a flat bar at mid-row, `Found::Mark`); None for
-/// anything else, which alone is as likely dust or part of a drawing.
+/// filled dot at mid-row), a dash (a flat bar at mid-row, `Found::Mark`) or a stroke (an
+/// upright bar as tall as a figure); None for anything else, which alone is as likely dust
+/// or part of a drawing.
 fn lone_shape(b: &Blob, h: f32) -> Option<Found> {
     let (bw, bh) = (b.x1 - b.x0, b.y1 - b.y0);
     let centre = (b.y0 + b.y1) / 2.0 / h;
@@ -299,7 +330,10 @@ fn lone_shape(b: &Blob, h: f32) -> Option<Found> {
     {
         return Some(Found::Bullet);
     }
-    (bw >= DASH_MIN_LENGTH * h && bh <= DASH_MAX_THICKNESS * h && bw >= DASH_MIN_ASPECT * bh).then_some(Found::Mark)
+    if bw >= DASH_MIN_LENGTH * h && bh <= DASH_MAX_THICKNESS * h && bw >= DASH_MIN_ASPECT * bh {
+        return Some(Found::Mark);
+    }
+    (bh >= STROKE_MIN_HEIGHT * h && bw <= STROKE_MAX_WIDTH * h && bh >= STROKE_MIN_ASPECT * bw).then_some(Found::Stroke)
 }
 
 /// Mark spans (fractions along the strip) and what each is: blobs of ink grouped along the
@@ -317,7 +351,11 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<([f32; 2
         .into_iter()
         .map(|b| {
             let inside = b.y0 > 0.0 && b.y1 < hf && b.x0 > 0.0 && b.x1 < wf;
-            let rule = b.y0 == 0.0 && b.y1 == hf && b.x1 - b.x0 <= RULE_MAX_THICKNESS * hf;
+            let thickness = (b.x1 - b.x0) / hf;
+            let rule = b.y0 == 0.0
+                && b.y1 == hf
+                && (thickness <= RULE_MAX_THICKNESS
+                    || thickness <= 2.0 * RULE_MAX_THICKNESS && b.pixels as f32 >= RULE_MIN_FILL * (b.x1 - b.x0) * hf);
             let text = rule || is_text((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0);
             ([b.x0, b.x1], text, inside && b.x1 - b.x0 <= MAX_BLOB_WIDTH * hf, lone_shape(&b, hf))
         })
@@ -349,9 +387,12 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<([f32; 2
     let padded = |g: [f32; 2]| [((g[0] - PAD * hf) / wf).max(0.0), ((g[1] + PAD * hf) / wf).min(1.0)];
     groups
         .into_iter()
-        .filter(|&(g, _, all, _)| all && ink_in(g) <= MAX_INK)
+        .filter(|&(_, _, all, _)| all)
         .filter_map(|(g, n, _, lone)| match (n >= MIN_BLOBS, lone) {
-            (true, _) | (false, Some(Found::Mark)) => Some((padded(g), Found::Mark)),
+            (true, _) => (ink_in(g) <= MAX_INK).then(|| (padded(g), Found::Mark)),
+            // One blob is judged by its shape: a stroke fills its own columns.
+            (false, Some(Found::Mark)) => Some((padded(g), Found::Mark)),
+            (false, Some(Found::Stroke)) => Some((padded(g), Found::Stroke)),
             (false, Some(Found::Bullet)) => Some(([g[0] / wf, g[1] / wf], Found::Bullet)),
             (false, None) => None,
         })
@@ -477,13 +518,13 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_stroke_speck_or_dash_at_a_rows_edge_is_not_a_mark_nor_a_ring_a_bullet() {
+    fn a_lone_tick_speck_or_dash_at_a_rows_edge_is_not_a_mark_nor_a_ring_a_bullet() {
         for stroke in [2.0, 3.0] {
             let found = found_beside_a_line(|img| disc(img, 375.0, 31.0, 10.0, Some(stroke)));
             assert!(found.iter().all(|(_, f)| *f == Found::Mark), "a ring of {stroke}: {found:?}");
         }
         for (what, [x, y, w, h]) in
-            [("stroke", [375, 24, 3, 12]), ("speck", [375, 29, 3, 3]), ("dash at the row's top", [370, 17, 10, 3])]
+            [("tick", [375, 26, 3, 8]), ("speck", [375, 29, 3, 3]), ("dash at the row's top", [370, 17, 10, 3])]
         {
             assert!(found_beside_a_line(|img| paint(img, x, y, w, h)).is_empty(), "{what}");
         }
@@ -537,15 +578,30 @@ mod tests {
         assert!(found.is_empty(), "{found:?}");
     }
 
+    /// Characters read as `s`, each with probability `p`.
+    fn read(s: &str, p: f32) -> Vec<OcrChar> {
+        s.chars().map(|ch| OcrChar { ch, quad: rect(0.0, 0.0, 1.0, 1.0), confidence: p }).collect()
+    }
+
     #[test]
-    fn a_tables_rule_across_the_row_parts_the_marks_beside_it() {
-        let found = found_beside_a_line(|img| {
-            paint(img, 360, 0, 3, 60);
-            paint(img, 370, 29, 10, 3);
-        });
-        assert_eq!(found.iter().map(|(_, f)| *f).collect::<Vec<_>>(), vec![Found::Mark], "{found:?}");
-        let [x0, ..] = found[0].0.bounds();
-        assert!(x0 > 355.0, "the dash alone, not the rule: {:?}", found[0].0);
+    fn a_lone_upright_stroke_as_tall_as_a_figure_is_a_stroke_to_read() {
+        let found = found_beside_a_line(|img| paint(img, 374, 21, 3, 16));
+        assert_eq!(found.iter().map(|(_, f)| *f).collect::<Vec<_>>(), vec![Found::Stroke], "{found:?}");
+        assert!(is_stroke(&read("1", 0.9)) && is_stroke(&read("I", 0.95)));
+        assert!(!is_stroke(&read("1", 0.7)) && !is_stroke(&read("7", 0.99)) && !is_stroke(&read("11", 0.99)));
+    }
+
+    #[test]
+    fn a_tables_rule_or_a_boxs_heavy_edge_across_the_row_parts_the_marks_beside_it() {
+        for width in [3, 5] {
+            let found = found_beside_a_line(|img| {
+                paint(img, 358, 0, width, 60);
+                paint(img, 370, 29, 10, 3);
+            });
+            assert_eq!(found.iter().map(|(_, f)| *f).collect::<Vec<_>>(), vec![Found::Mark], "{width}: {found:?}");
+            let [x0, ..] = found[0].0.bounds();
+            assert!(x0 > 355.0, "the dash alone, not the rule: {:?}", found[0].0);
+        }
     }
 
     #[test]
@@ -567,9 +623,6 @@ mod tests {
 
     #[test]
     fn marks_are_read_surely_and_mostly_as_punctuation() {
-        let read = |s: &str, p: f32| -> Vec<OcrChar> {
-            s.chars().map(|ch| OcrChar { ch, quad: rect(0.0, 0.0, 1.0, 1.0), confidence: p }).collect()
-        };
         assert!(is_mark(&read(":", 0.6)));
         assert!(is_mark(&read("- - - x", 0.7)));
         assert!(!is_mark(&read(":", 0.4)));
