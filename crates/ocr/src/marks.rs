@@ -32,11 +32,11 @@ const MAX_GAP: f32 = 1.5;
 /// A mark is read with this much room on each side (row heights), as text is in DB's boxes.
 const PAD: f32 = 0.3;
 /// One blob alone is as likely dust as a mark: a mark has at least this many (a colon two),
-/// unless its shape shows a dash or a bullet (`lone_shape`).
+/// unless its shape shows a dash, a bullet or a stroke (`lone_shape`).
 const MIN_BLOBS: usize = 2;
-/// A lone mark's centre lies this far across its row (fractions of its height from the top):
-/// dashes and bullets sit between the baseline and the x-height; ink at a row's edges is a
-/// rule's or the next row's.
+/// A lone blob's centre lies this far across its row (fractions of its height from the top):
+/// dashes and bullets sit between the baseline and the x-height, a figure's middle near
+/// them; ink at a row's edges is a rule's or the next row's.
 const LONE_CENTRE: [f32; 2] = [0.3, 0.8];
 /// A bullet's diameter in row heights: a text bullet is about a third of an em (a row is 1.5
 /// em), a full stop a tenth, and a filled disc larger than half an em is a picture's.
