@@ -83,7 +83,8 @@ const STRIP_HEIGHT: usize = 32;
 const BORDER: f32 = 0.5;
 /// Spans between lines narrower than this (row heights) hold no mark.
 const MIN_GAP: f32 = 0.3;
-/// A mark covers at most this share of its row's band: pictures and halftones are darker.
+/// A mark of two blobs or more covers at most this share of its row's band: pictures and
+/// halftones are darker (one blob alone is judged by its shape, `lone_shape`).
 const MAX_INK: f32 = 0.35;
 /// The page's ink level is taken from every this-many-th pixel, both ways.
 const HISTOGRAM_STEP: usize = 4;
