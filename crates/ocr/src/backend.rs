@@ -69,6 +69,11 @@ pub trait Backend: Send + Sync {
     fn fixed_shapes(&self, _model: ModelKind) -> Option<Vec<Vec<usize>>> {
         None
     }
+    /// Whether an input of any shape runs: where `fixed_shapes` has some, on a runtime
+    /// behind them (a GPU's CPU fallback), which takes what no static shape holds.
+    fn any_shape(&self, model: ModelKind) -> bool {
+        self.fixed_shapes(model).is_none()
+    }
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError>;
     /// Gets ready to run `model` on inputs of `shape` (tract builds its plan), so that the
     /// first such call finds it done. A failure is left for that call to report.
@@ -116,6 +121,14 @@ impl Preferring {
     fn on_preferred(&self, model: ModelKind) -> bool {
         !self.failed.load(Ordering::Relaxed) && self.preferred.has(model)
     }
+
+    /// Whether `input` goes to the fallback though the preferred runtime has the model: it
+    /// has static shapes, none of them `input`'s, and the fallback runs any shape.
+    fn shape_for_fallback(&self, model: ModelKind, input: &Tensor) -> bool {
+        self.preferred.fixed_shapes(model).is_some_and(|shapes| !shapes.contains(&input.shape))
+            && self.fallback.has(model)
+            && self.fallback.any_shape(model)
+    }
 }
 
 impl Backend for Preferring {
@@ -129,6 +142,11 @@ impl Backend for Preferring {
 
     fn fixed_shapes(&self, model: ModelKind) -> Option<Vec<Vec<usize>>> {
         if self.on_preferred(model) { self.preferred.fixed_shapes(model) } else { self.fallback.fixed_shapes(model) }
+    }
+
+    fn any_shape(&self, model: ModelKind) -> bool {
+        let fallback = self.fallback.has(model) && self.fallback.any_shape(model);
+        if self.on_preferred(model) { self.preferred.any_shape(model) || fallback } else { fallback }
     }
 
     fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
@@ -145,7 +163,7 @@ impl Backend for Preferring {
 
     fn call<'a>(&'a self, model: ModelKind, input: &'a Tensor) -> ModelCall<'a> {
         Box::pin(async move {
-            if self.on_preferred(model) {
+            if self.on_preferred(model) && !self.shape_for_fallback(model, input) {
                 match self.preferred.call(model, input).await {
                     Ok(out) => return Ok(out),
                     Err(_) if self.fallback.has(model) => self.failed.store(true, Ordering::Relaxed),
@@ -259,6 +277,38 @@ mod tests {
         assert_eq!(answer(&b, ModelKind::Detection).ok(), Some(5.0));
         assert_eq!(b.name(), "cpu-x");
         assert_eq!(b.fixed_shapes(ModelKind::Recognition), None);
+    }
+
+    /// A runtime with static shapes, `inner` behind them.
+    struct Static(Fake, Vec<Vec<usize>>);
+
+    impl Backend for Static {
+        fn name(&self) -> &'static str {
+            self.0.name
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            self.0.has(model)
+        }
+        fn fixed_shapes(&self, _model: ModelKind) -> Option<Vec<Vec<usize>>> {
+            Some(self.1.clone())
+        }
+        fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
+            self.0.run(model, input)
+        }
+    }
+
+    #[test]
+    fn an_input_no_static_shape_holds_goes_to_the_fallback_and_the_next_one_does_not() {
+        let gpu = Static(Fake { name: "gpu", models: ModelKind::ALL.to_vec(), fails: false }, vec![vec![1]]);
+        let cpu = Fake { name: "cpu-x", models: vec![ModelKind::Detection], fails: false };
+        let b = Preferring::new(Box::new(gpu), Box::new(cpu));
+        let run = |shape: Vec<usize>| b.run(ModelKind::Detection, &Tensor::zeros(shape)).map(|o| o[0].data[0]).ok();
+        assert_eq!((run(vec![1]), run(vec![2]), run(vec![1])), (Some(3.0), Some(5.0), Some(3.0)));
+        assert_eq!(b.name(), "gpu");
+        assert!(b.any_shape(ModelKind::Detection));
+        // The fallback lacks the model: only the static shapes run.
+        assert!(!b.any_shape(ModelKind::Layout));
+        assert!(Fake { name: "cpu", models: vec![], fails: false }.any_shape(ModelKind::Layout));
     }
 
     #[test]

@@ -371,9 +371,14 @@ impl Engine {
     /// What detection with `p` reads of a page whose content lies in `content`.
     fn detection_input(&self, img: &RgbImage, content: det::Area, p: &DetParams) -> DetectionInput {
         let (area, size) = det::detection_area(content, img.width(), img.height(), p);
+        // An input larger than every canvas runs whole where a runtime behind them runs any
+        // shape: shrunk into one, a finer pass's small print was lost (a GPU read 936 of the
+        // 1231 words tract read on nics-background-checks' rotated page); tiles of it read
+        // 1190, each tile's squeeze-excitation means taken over the tile, not the page.
         let canvas = self
             .static_input(ModelKind::Detection, size.1 as usize, size.0 as usize)
-            .map(|[_, _, ch, cw]| (cw as u32, ch as u32));
+            .map(|[_, _, ch, cw]| (cw as u32, ch as u32))
+            .filter(|&(cw, ch)| (cw >= size.0 && ch >= size.1) || !self.backend.any_shape(ModelKind::Detection));
         DetectionInput { area, size: det::fitted_size(size, canvas), canvas }
     }
 
@@ -868,9 +873,11 @@ mod tests {
         calls.lock().unwrap_or_else(|p| p.into_inner()).push((model, shape.to_vec()));
     }
 
-    /// Detection that sees ink: every input pixel darker than mid-grey is text.
+    /// Detection that sees ink: every input pixel darker than mid-grey is text. With
+    /// `canvases`, only those input shapes run (as on a GPU).
     struct InkDetector {
         runs: Calls,
+        canvases: Option<Vec<Vec<usize>>>,
     }
 
     impl Backend for InkDetector {
@@ -880,8 +887,14 @@ mod tests {
         fn has(&self, model: ModelKind) -> bool {
             model == ModelKind::Detection
         }
+        fn fixed_shapes(&self, _model: ModelKind) -> Option<Vec<Vec<usize>>> {
+            self.canvases.clone()
+        }
         fn run(&self, model: ModelKind, input: &Tensor) -> Result<Vec<Tensor>, OcrError> {
             record(&self.runs, model, &input.shape);
+            if self.canvases.as_ref().is_some_and(|c| !c.contains(&input.shape)) {
+                return Err(OcrError::Model { model, message: format!("no shape {:?}", input.shape) });
+            }
             let &[_, _, h, w] = input.shape.as_slice() else {
                 return Err(OcrError::Model { model, message: format!("shape {:?}", input.shape) });
             };
@@ -890,20 +903,57 @@ mod tests {
         }
     }
 
-    /// A w×h page of `rows` rows of six words `word_h` px high, and the (width, height) of
-    /// the detection inputs `Engine::detect` read it in.
-    fn detection_inputs(w: u32, h: u32, rows: u32, word_h: u32) -> Result<Vec<(usize, usize)>, OcrError> {
-        let runs = Calls::default();
-        let engine = Engine::new(Box::new(InkDetector { runs: runs.clone() }), "a\n", Script::All);
+    /// A w×h page of `rows` rows of six words `word_h` px high.
+    fn page_of_words(w: u32, h: u32, rows: u32, word_h: u32) -> RgbImage {
         let (row, column) = (h / rows.max(1), w / 6);
-        let img = RgbImage::from_fn(w, h, |x, y| {
+        RgbImage::from_fn(w, h, |x, y| {
             let word =
                 (8..8 + word_h).contains(&(y % row)) && y / row < rows && x % column >= 10 && x % column < column - 10;
             image::Rgb(if word { [0; 3] } else { [255; 3] })
-        });
-        now(engine.detect(&img))?;
-        let runs = runs.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        Ok(runs.iter().map(|(_, s)| (s[3], s[2])).collect())
+        })
+    }
+
+    /// An ink detector recording its calls in `runs`, with static `canvases` if given.
+    fn ink_detector(runs: &Calls, canvases: Option<Vec<Vec<usize>>>) -> Box<dyn Backend> {
+        Box::new(InkDetector { runs: runs.clone(), canvases })
+    }
+
+    /// What `Engine::detect` finds on `img` with `backend`.
+    fn detected(img: &RgbImage, backend: Box<dyn Backend>) -> Result<Vec<Quad>, OcrError> {
+        now(Engine::new(backend, "a\n", Script::All).detect(img))
+    }
+
+    /// The (width, height) of each input in `runs`.
+    fn input_sizes(runs: &Calls) -> Vec<(usize, usize)> {
+        runs.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(_, s)| (s[3], s[2])).collect()
+    }
+
+    /// The (width, height) of the detection inputs `Engine::detect` read a page of words in.
+    fn detection_inputs(w: u32, h: u32, rows: u32, word_h: u32) -> Result<Vec<(usize, usize)>, OcrError> {
+        let runs = Calls::default();
+        detected(&page_of_words(w, h, rows, word_h), ink_detector(&runs, None))?;
+        Ok(input_sizes(&runs))
+    }
+
+    #[test]
+    fn small_print_no_static_canvas_holds_at_the_finer_scale_is_read_whole_on_the_fallback() -> Result<(), OcrError> {
+        // 60 rows of six words 12 px high: a finer pass reads the page at 1952×2624, larger
+        // than either canvas.
+        let img = page_of_words(2400, 3200, 60, 12);
+        let any = Calls::default();
+        let whole = detected(&img, ink_detector(&any, None))?;
+        assert_eq!((whole.len(), input_sizes(&any)), (360, vec![(1216, 1600), (1952, 2624)]));
+        let canvases = vec![vec![1, 3, 1248, 1600], vec![1, 3, 1600, 1248]];
+        let (gpu, cpu) = (Calls::default(), Calls::default());
+        let both = Preferring::new(ink_detector(&gpu, Some(canvases.clone())), ink_detector(&cpu, None));
+        assert_eq!(detected(&img, Box::new(both))?, whole);
+        assert_eq!((input_sizes(&gpu), input_sizes(&cpu)), (vec![(1248, 1600)], vec![(1952, 2624)]));
+        // With no runtime behind the canvases, the finer pass cannot read finer than the first.
+        let alone = Calls::default();
+        let shrunk = detected(&img, ink_detector(&alone, Some(canvases)))?;
+        assert_eq!(input_sizes(&alone), [(1248, 1600)]);
+        assert_ne!(shrunk, whole);
+        Ok(())
     }
 
     fn detection_input_aspects(w: u32, h: u32, rows: u32) -> Result<Vec<f32>, OcrError> {
