@@ -3,8 +3,9 @@
 //! models in a separate module).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::time::Duration;
 
 use docsift_model::{Error, ErrorKind, Page, Warning};
 use docsift_ocr::{Engine, ImageFile, ModelKind, OcrError, OcrLine, PdfRenderer, RgbImage, Script, Step};
@@ -149,11 +150,40 @@ pub struct OcrModels {
     engine: OnceLock<Result<Arc<Engine>, Error>>,
     /// Hears each page's OCR stages (from pool threads when parallel).
     steps: Option<Box<dyn Fn(Step) + Send + Sync>>,
+    readying: Readying,
+}
+
+/// The line models' files being readied beside the first page (`prepared_beside`).
+#[derive(Default)]
+struct Readying {
+    /// Asks the files not yet begun to be left.
+    stop: Arc<AtomicBool>,
+    /// Hears when the last file begun is done (or its thread has panicked).
+    done: Mutex<Option<mpsc::Receiver<()>>>,
+}
+
+/// The longest wait, when the models are dropped, for the file being readied then: a GPU
+/// file compiles in 1–2 s on an H200's host, and on lavapipe in several; bounded so that a
+/// drop never hangs.
+const READYING_WAIT: Duration = Duration::from_secs(30);
+
+/// Before the models go, the files being readied on the pool are finished and the rest
+/// left: a process that ended while a pool thread compiled a GPU file was killed by
+/// SIGSEGV in NVIDIA's driver (105 of 271 corpus pages OCR'd six processes at a time on an
+/// H200, with their text written; camelot's empty.pdf after 0.64 s).
+impl Drop for OcrModels {
+    fn drop(&mut self) {
+        self.readying.stop.store(true, Ordering::Relaxed);
+        let done = self.readying.done.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(done) = done {
+            let _ = done.recv_timeout(READYING_WAIT);
+        }
+    }
 }
 
 impl OcrModels {
     pub fn lazy(load: impl Fn() -> Result<Engine, Error> + Send + Sync + 'static) -> OcrModels {
-        OcrModels { load: Box::new(load), engine: OnceLock::new(), steps: None }
+        OcrModels { load: Box::new(load), engine: OnceLock::new(), steps: None, readying: Readying::default() }
     }
 
     /// The models in `dir` (file names from models/manifest.json), read on first use,
@@ -175,14 +205,17 @@ impl OcrModels {
     }
 
     pub fn loaded(engine: Engine) -> OcrModels {
+        let readying = Readying::default();
         let cell = OnceLock::new();
-        let _ = cell.set(Ok(prepared_beside(engine)));
-        OcrModels { load: Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded"))), engine: cell, steps: None }
+        let _ = cell.set(Ok(prepared_beside(engine, &readying)));
+        let load = Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded")));
+        OcrModels { load, engine: cell, steps: None, readying }
     }
 
     /// Reports each page's OCR stages to `steps` (progress inside a page).
-    pub fn with_steps(self, steps: impl Fn(Step) + Send + Sync + 'static) -> OcrModels {
-        OcrModels { steps: Some(Box::new(steps)), ..self }
+    pub fn with_steps(mut self, steps: impl Fn(Step) + Send + Sync + 'static) -> OcrModels {
+        self.steps = Some(Box::new(steps));
+        self
     }
 
     fn step(&self, step: Step) {
@@ -192,7 +225,7 @@ impl OcrModels {
     }
 
     pub fn engine(&self) -> Result<Arc<Engine>, Error> {
-        self.engine.get_or_init(|| (self.load)().map(prepared_beside)).clone()
+        self.engine.get_or_init(|| (self.load)().map(|e| prepared_beside(e, &self.readying))).clone()
     }
 
     /// Loads the models and reads a made page (`docsift_ocr::practice_page`) through every
@@ -225,13 +258,20 @@ fn with_model_files(
 /// --backend webgpu --threads 1`: phototest's second read waited for widths it never used,
 /// 1.40 s, now 0.17 s).
 #[cfg(feature = "parallel")]
-fn prepared_beside(engine: Engine) -> Arc<Engine> {
+fn prepared_beside(engine: Engine, readying: &Readying) -> Arc<Engine> {
     use rayon::prelude::*;
     let engine = Arc::new(engine);
     if rayon::current_num_threads() > 1 {
-        let ready = Arc::clone(&engine);
+        let (ready, stop) = (Arc::clone(&engine), Arc::clone(&readying.stop));
+        let (done, heard) = mpsc::channel();
+        *readying.done.lock().unwrap_or_else(|p| p.into_inner()) = Some(heard);
         rayon::spawn(move || {
-            ready.line_model_inputs().par_iter().for_each(|(model, shape)| ready.prepare(*model, shape))
+            ready.line_model_inputs().par_iter().filter(|_| !stop.load(Ordering::Relaxed)).for_each(
+                |(model, shape)| {
+                    ready.prepare(*model, shape);
+                },
+            );
+            let _ = done.send(());
         });
     }
     engine
@@ -239,7 +279,7 @@ fn prepared_beside(engine: Engine) -> Arc<Engine> {
 
 /// Without a pool, readying the line models early would only move the wait.
 #[cfg(not(feature = "parallel"))]
-fn prepared_beside(engine: Engine) -> Arc<Engine> {
+fn prepared_beside(engine: Engine, _: &Readying) -> Arc<Engine> {
     Arc::new(engine)
 }
 
@@ -550,6 +590,51 @@ mod tests {
         assert!(first_readied(2, std::time::Duration::from_secs(10))?.is_some());
         // An idle pool of one thread would have run a spawned job well within this.
         assert_eq!(first_readied(1, std::time::Duration::from_millis(500))?, None);
+        Ok(())
+    }
+
+    /// A runtime of static recognition shapes, each readied slowly (a GPU compiling a file),
+    /// counting those begun and those done.
+    #[cfg(feature = "parallel")]
+    struct SlowlyReadied {
+        begun: std::sync::mpsc::Sender<()>,
+        done: Arc<AtomicUsize>,
+    }
+
+    #[cfg(feature = "parallel")]
+    impl docsift_ocr::Backend for SlowlyReadied {
+        fn name(&self) -> &'static str {
+            "slowly readied"
+        }
+        fn has(&self, model: ModelKind) -> bool {
+            model == ModelKind::Recognition
+        }
+        fn fixed_shapes(&self, _: ModelKind) -> Option<Vec<Vec<usize>>> {
+            Some((1..=8).map(|k| vec![1, 3, 48, 320 * k]).collect())
+        }
+        fn run(&self, model: ModelKind, _: &docsift_ocr::Tensor) -> Result<Vec<docsift_ocr::Tensor>, OcrError> {
+            Err(OcrError::MissingModel(model))
+        }
+        fn prepare(&self, _: ModelKind, _: &[usize]) {
+            let _ = self.begun.send(());
+            std::thread::sleep(Duration::from_millis(300));
+            self.done.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn dropped_models_finish_the_files_being_readied_and_leave_the_rest() -> Result<(), rayon::ThreadPoolBuildError> {
+        let (begun, heard) = std::sync::mpsc::channel();
+        let done = Arc::new(AtomicUsize::new(0));
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build()?;
+        let engine = Engine::new(Box::new(SlowlyReadied { begun, done: done.clone() }), "a\nb\n", Script::Latin);
+        let models = pool.install(|| OcrModels::loaded(engine));
+        assert!(heard.recv_timeout(Duration::from_secs(10)).is_ok(), "no file readied");
+        drop(models);
+        let begun = 1 + heard.try_iter().count();
+        assert_eq!(done.load(Ordering::SeqCst), begun, "a file was still being readied");
+        assert!(begun < 8, "every file was readied after the drop");
         Ok(())
     }
 }
