@@ -645,6 +645,26 @@ fn lone_dashes_bullets_and_figures_beside_their_rows_are_read() {
     assert!(bulletin.lines().any(|l| l.ends_with("PRECINCT BULLETINS PAGE 1")), "{bulletin}");
 }
 
+/// birdisland's page draws punch holes, thin grey circles, beside its table's rows, which
+/// recognition read as "0" surely (24 of them; `marks::is_ring_read_as_zero`); its "0" cells
+/// (the Lodging column) stay.
+#[test]
+fn punch_holes_beside_a_table_are_not_read_as_zeros() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("camelot/tests/files/birdisland.pdf");
+    let ocr = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("ocr");
+    let text = &ocr.pages[0].text;
+    for row in [
+        "Stine 19RA02 § RR2Y 1.9 R CMB 55.3 7.6 0 120.0 $830",
+        "Dyna-Gro S15RY53 RR2Y 1.5 R Ac 53.6 7.7 0 126.8 $804",
+        "Stine 19RA02 (2) § RR2Y 1.9 R CMB 53.4 7.7 0 123.9 $801",
+    ] {
+        assert!(text.lines().any(|l| l == row), "{row} in {text}");
+    }
+    assert!(!text.lines().any(|l| l == "0"), "{text}");
+}
+
 /// scotus-transcript p1 rendered at `dpi` and read by OCR, and its own text layer.
 fn scotus_at(corpus: &Path, models: &Arc<docsift::OcrModels>, dpi: f32) -> (String, String) {
     let path = corpus.join("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf");

@@ -517,7 +517,8 @@ impl Engine {
             .collect()
     }
 
-    /// Recognises a batch; lines read as nothing or as noise, marks not read as marks
+    /// Recognises a batch; lines read as nothing or as noise, rings read as a zero
+    /// (`marks::is_ring_read_as_zero`), marks not read as marks
     /// (`marks::is_mark`), strokes not read as one (`marks::is_stroke`) and drop capitals not
     /// read as a capital (`initials::is_initial`) are left out. Bullets are read by their shape.
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
@@ -526,6 +527,10 @@ impl Engine {
         }
         let mut lines = self.recognize_quads(img, batch).await?;
         match batch.reading {
+            Reading::Line if lines.iter().any(|l| l.text == "0") => {
+                let ink = marks::Ink::of_page(img);
+                lines.retain(|l| !marks::is_ring_read_as_zero(img, l, ink));
+            }
             Reading::Line | Reading::Bullet => {}
             Reading::Mark => lines.retain(|l| marks::is_mark(&l.chars)),
             Reading::Stroke => lines.retain(|l| marks::is_stroke(&l.chars)),

@@ -133,6 +133,51 @@ pub fn bullet_line(quad: &Quad) -> OcrLine {
     OcrLine { quad: *quad, text: BULLET.to_string(), chars: vec![ch], confidence: BULLET_CONFIDENCE, latin: None }
 }
 
+/// A zero's ink is at least this much taller than wide in text faces (about 1.4 in
+/// Helvetica's and Times's, 1.6 in Courier's); a ring's, as wide as tall, is within it.
+const RING_MAX_ASPECT: f32 = 1.2;
+/// ... and at least this share of its line's height (a DB box is about 1.5 times its ink),
+/// so that a speck or a degree sign is not taken for one.
+const RING_MIN_HEIGHT: f32 = 0.4;
+/// A ring's ink lies in a band this share of its box wide along each side, none inside it:
+/// a zero's stroke is thicker than a ring's only in bold faces, which are ruled out by shape.
+const RING_SIDE: f32 = 0.25;
+
+/// Whether a detected line read as a lone zero is a ring instead (a punch hole, a drawn
+/// circle): its ink, leaving out what touches the line box's edges (a neighbour's), round,
+/// along each side of its box and not inside. Recognition reads such a ring "0", surely:
+/// birdisland's punch holes 24 times, at 0.94–0.98. A thin grey ring's ink breaks into pieces
+/// at the page's ink level, so the pieces are taken together.
+pub(crate) fn is_ring_read_as_zero(img: &RgbImage, line: &OcrLine, ink: Ink) -> bool {
+    if line.text != "0" {
+        return false;
+    }
+    let s = ink_strip(img, &line.quad, ink);
+    let inner = |i: &usize| {
+        let (x, y) = (i % s.w, i / s.w);
+        x > 0 && y > 0 && x + 1 < s.w && y + 1 < s.h
+    };
+    let pixels: Vec<(f32, f32)> = mask_to_components(&s.ink, s.w, s.h)
+        .into_iter()
+        .filter(|c| c.iter().all(inner))
+        .flatten()
+        .map(|i| ((i % s.w) as f32 + 0.5, (i / s.w) as f32 + 0.5))
+        .collect();
+    let Some(&(x, y)) = pixels.first() else { return false };
+    let [x0, y0, x1, y1] =
+        pixels.iter().fold([x, y, x, y], |[a, b, c, d], &(x, y)| [a.min(x), b.min(y), c.max(x), d.max(y)]);
+    let (bw, bh) = (x1 - x0 + 1.0, y1 - y0 + 1.0);
+    let (sx, sy) = (RING_SIDE * bw, RING_SIDE * bh);
+    let on = |side: &dyn Fn(f32, f32) -> bool| pixels.iter().any(|&(x, y)| side(x, y));
+    bh >= RING_MIN_HEIGHT * s.h as f32
+        && bw.max(bh) <= RING_MAX_ASPECT * bw.min(bh)
+        && !on(&|x, y| x > x0 + sx && x < x1 - sx && y > y0 + sy && y < y1 - sy)
+        && on(&|x, _| x <= x0 + sx)
+        && on(&|x, _| x >= x1 - sx)
+        && on(&|_, y| y <= y0 + sy)
+        && on(&|_, y| y >= y1 - sy)
+}
+
 /// Lines grouped into rows (indices; the first of each row is its widest line).
 pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
     let mut by_width: Vec<usize> = (0..quads.len()).collect();
@@ -506,6 +551,49 @@ mod tests {
         assert_eq!(found[0].1, Found::Mark);
         let [x0, _, x1, _] = found[0].0.bounds();
         assert!(x0 < 370.0 && x1 > 380.0, "read with room around it: {:?}", found[0].0);
+    }
+
+    #[test]
+    fn a_ring_read_as_a_zero_is_a_ring_but_a_zero_disc_or_o_is_not() {
+        // A 40×40 line box around each shape, on a page of its own.
+        let read = |draw: &dyn Fn(&mut RgbImage), text: &str| {
+            let mut img = RgbImage::from_pixel(60, 60, image::Rgb([250, 250, 250]));
+            draw(&mut img);
+            let ink = Ink::of_page(&img);
+            is_ring_read_as_zero(&img, &crate::test_support::line(text, rect(10.0, 10.0, 50.0, 50.0), 0.97), ink)
+        };
+        let ring = |img: &mut RgbImage| disc(img, 30.0, 30.0, 28.0, Some(3.0));
+        assert!(read(&ring, "0"));
+        assert!(!read(&ring, "O"), "a letter O is left as read");
+        // A thin ring broken into arcs (a grey one at the page's ink level), beside a table's
+        // rule along the box's edge.
+        let broken = |img: &mut RgbImage| {
+            disc(img, 30.0, 30.0, 28.0, Some(2.0));
+            for y in 0..60u32 {
+                for x in 0..60u32 {
+                    let angle = (y as f32 - 29.5).atan2(x as f32 - 29.5).to_degrees() + 180.0;
+                    if angle % 45.0 < 10.0 {
+                        img.put_pixel(x, y, image::Rgb([250, 250, 250]));
+                    }
+                }
+            }
+            paint(img, 10, 5, 2, 50);
+        };
+        assert!(read(&broken, "0"));
+        assert!(!read(&|img: &mut RgbImage| disc(img, 30.0, 30.0, 28.0, None), "0"));
+        // A zero's oval, 1.45 times taller than wide.
+        let zero = |img: &mut RgbImage| {
+            for y in 0..60u32 {
+                for x in 0..60u32 {
+                    let (u, v) = ((x as f32 + 0.5 - 30.0) / 10.0, (y as f32 + 0.5 - 30.0) / 14.5);
+                    let r = (u * u + v * v).sqrt();
+                    if (0.78..=1.0).contains(&r) {
+                        img.put_pixel(x, y, image::Rgb([20, 20, 20]));
+                    }
+                }
+            }
+        };
+        assert!(!read(&zero, "0"));
     }
 
     #[test]
