@@ -52,6 +52,18 @@ fn opts(models: &Arc<docsift::OcrModels>, mode: OcrMode) -> Options {
     Options { ocr: mode, ocr_models: Some(models.clone()), ..Options::default() }
 }
 
+/// Page 1 of `path` as OCR reads it (forced).
+fn page_one_by_ocr(path: &Path, models: &Arc<docsift::OcrModels>) -> String {
+    let doc = extract_with(path, &Options { pages: Some(vec![1]), ..opts(models, OcrMode::Force) }).expect("ocr");
+    doc.pages[0].text.clone()
+}
+
+/// Page 1 of `path` as its text layer has it.
+fn page_one_native(path: &Path) -> String {
+    let doc = extract_with(path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() });
+    doc.expect("native").pages[0].text.clone()
+}
+
 /// Character error rate: edit distance / length of the truth, after whitespace collapsing.
 fn cer(got: &str, want: &str) -> f64 {
     let (g, w): (Vec<char>, Vec<char>) = (collapse_ws(got).chars().collect(), collapse_ws(want).chars().collect());
@@ -215,9 +227,7 @@ fn a_space_half_seen_between_letters_is_not_kept() {
 fn same_shape_letters_of_capital_words_are_read_as_capitals() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let path = corpus.join("pdfplumber/tests/pdfs/federal-register-2020-17221.pdf");
-    let doc =
-        extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&engine(&dir), OcrMode::Force) }).expect("ocr");
-    let text = collapse_ws(&doc.pages[0].text);
+    let text = collapse_ws(&page_one_by_ocr(&path, &engine(&dir)));
     for heading in ["AGENCY:", "SUMMARY:", "DATES:", "FOR FURTHER INFORMATION CONTACT:"] {
         assert!(text.contains(heading), "{heading:?} missing from {text}");
     }
@@ -414,8 +424,7 @@ fn columns_whose_lines_detection_joins_across_the_gutter_are_read_one_after_the_
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let path = corpus.join("tabula-java/src/test/resources/technology/tabula/labor.pdf");
-    let doc = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("labor");
-    let text = &doc.pages[0].text;
+    let text = &page_one_by_ocr(&path, &models);
     for lines in [
         "These recovery paths\nfor an industry are greatly influenced by a\n",
         "United States will rise 20.5 million between\n2010 and 2020, from about 143.1 million\n",
@@ -595,10 +604,7 @@ fn a_tables_asterisks_read_as_asterisks_in_their_rows() {
     let models = engine(&dir);
     for file in ["camelot/tests/files/anticlockwise_table_1.pdf", "camelot/tests/files/clockwise_table_1.pdf"] {
         let path = corpus.join(file);
-        let native = extract_with(&path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() })
-            .expect("native");
-        let ocr = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("ocr");
-        let (want, got) = (&native.pages[0].text, &ocr.pages[0].text);
+        let (want, got) = (&page_one_native(&path), &page_one_by_ocr(&path, &models));
         let c = cer(got, want);
         println!("ocr {file} page 1: CER {c:.4}");
         assert!(!got.chars().any(|ch| ('\u{4E00}'..='\u{9FFF}').contains(&ch)), "{file}: {got}");
@@ -624,10 +630,7 @@ fn lone_dashes_bullets_and_figures_beside_their_rows_are_read() {
     let models = engine(&dir);
     let read = |file: &str| {
         let path = corpus.join(file);
-        let native = extract_with(&path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() })
-            .expect("native");
-        let ocr = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("ocr");
-        let (got, want) = (ocr.pages[0].text.clone(), native.pages[0].text.clone());
+        let (got, want) = (page_one_by_ocr(&path, &models), page_one_native(&path));
         println!("ocr {file} page 1: CER {:.4}", cer(&got, &want));
         assert!(cer(&got, &want) <= 0.012, "{file}: {got}");
         got
@@ -653,8 +656,7 @@ fn punch_holes_beside_a_table_are_not_read_as_zeros() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let path = corpus.join("camelot/tests/files/birdisland.pdf");
-    let ocr = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("ocr");
-    let text = &ocr.pages[0].text;
+    let text = &page_one_by_ocr(&path, &models);
     for row in [
         "Stine 19RA02 § RR2Y 1.9 R CMB 55.3 7.6 0 120.0 $830",
         "Dyna-Gro S15RY53 RR2Y 1.5 R Ac 53.6 7.7 0 126.8 $804",
@@ -670,10 +672,8 @@ fn scotus_at(corpus: &Path, models: &Arc<docsift::OcrModels>, dpi: f32) -> (Stri
     let path = corpus.join("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf");
     let bytes = std::fs::read(&path).expect("scotus");
     let png = docsift::render_page_png(&bytes, None, 1, dpi).expect("render");
-    let native = extract_with(&path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() })
-        .expect("native");
     let ocr = docsift::extract_until(&png, &opts(models, OcrMode::Auto), &|_| {}, &|| true).expect("ocr");
-    (ocr.pages[0].text.clone(), native.pages[0].text.clone())
+    (ocr.pages[0].text.clone(), page_one_native(&path))
 }
 
 /// At 150 dpi the recognition model loses most word gaps of scotus-transcript's fixed-pitch
