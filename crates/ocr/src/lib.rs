@@ -110,6 +110,8 @@ pub struct Batch {
     reading: Reading,
     width: usize,
     slots: usize,
+    /// The page's ink level, where `Engine::beside` measured it.
+    ink: Option<marks::Ink>,
 }
 
 /// What a recognised quad holds: a line detection found, or ink beside the lines that it
@@ -133,6 +135,8 @@ pub struct Beside {
     pub bullets: Vec<Quad>,
     pub strokes: Vec<Quad>,
     pub initials: Vec<Quad>,
+    /// The page's ink level they were found at, for the batches to judge their reads by.
+    pub(crate) ink: Option<marks::Ink>,
 }
 
 /// Lines per model call on a runtime without static shapes (tract): one, as tract's
@@ -459,6 +463,7 @@ impl Engine {
             bullets: of(marks::Found::Bullet),
             strokes: of(marks::Found::Stroke),
             initials: initials::initials_beside_lines(img, quads, ink),
+            ink: Some(ink),
         }
     }
 
@@ -503,6 +508,7 @@ impl Engine {
             reading: Reading::Bullet,
             width: 0,
             slots: beside.bullets.len(),
+            ink: beside.ink,
         });
         order
             .chunk_by(|&a, &b| (items[a].0, inputs[a].1) == (items[b].0, inputs[b].1))
@@ -512,6 +518,7 @@ impl Engine {
                 reading: items[c[0]].0,
                 width: inputs[c[0]].1,
                 slots: inputs[c[0]].0,
+                ink: beside.ink,
             })
             .chain(bullets)
             .collect()
@@ -528,7 +535,7 @@ impl Engine {
         let mut lines = self.recognize_quads(img, batch).await?;
         match batch.reading {
             Reading::Line if lines.iter().any(|l| l.text == "0") => {
-                let ink = marks::Ink::of_page(img);
+                let ink = batch.ink.unwrap_or_else(|| marks::Ink::of_page(img));
                 lines.retain(|l| !marks::is_ring_read_as_zero(img, l, ink));
             }
             Reading::Line | Reading::Bullet => {}
