@@ -402,24 +402,46 @@ pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
     let center = |k: &KnownLine| (k.v0 + k.v1) / 2.0;
     let mut by_v: Vec<usize> = (0..known.len()).filter(|&i| !known[i].chars.is_empty()).collect();
     by_v.sort_by(|&a, &b| center(&known[a]).total_cmp(&center(&known[b])));
-    // Row index per known line; a row is anchored at its first line, so rows do not chain.
+    // Rows of text are anchored at their first line, so rows do not chain. Marks (lines
+    // without a letter or figure: dot leaders, dashes, bullets) then join the row they fit
+    // best but anchor none: the mark search boxes them loosely, and 12s0324's dot leaders,
+    // set 0.3 of a row above their figures, came first by centre and split the row in two.
+    let fits = |k: &KnownLine, a: &KnownLine| {
+        let thinner = (k.v1 - k.v0).min(a.v1 - a.v0);
+        let slack = ROW_INSIDE_SLACK * thinner;
+        let inside = |a: &KnownLine, b: &KnownLine| a.v0 >= b.v0 - slack && a.v1 <= b.v1 + slack;
+        (center(k) - center(a)).abs() < ROW_CENTER_TOLERANCE * thinner || inside(k, a) || inside(a, k)
+    };
+    let has_text = |k: &KnownLine| k.chars.clone().any(|c| page.chars[c].text.chars().any(char::is_alphanumeric));
+    let (text_lines, marks): (Vec<usize>, Vec<usize>) = by_v.iter().partition(|&&i| has_text(&known[i]));
+    let mut anchors: Vec<usize> = Vec::new();
     let mut row_of = vec![0usize; known.len()];
-    let mut row = 0usize;
-    let mut anchor: Option<&KnownLine> = None;
-    for &i in &by_v {
-        let k = &known[i];
-        if let Some(a) = anchor {
-            let thinner = (k.v1 - k.v0).min(a.v1 - a.v0);
-            let slack = ROW_INSIDE_SLACK * thinner;
-            let inside = |a: &KnownLine, b: &KnownLine| a.v0 >= b.v0 - slack && a.v1 <= b.v1 + slack;
-            if (center(k) - center(a)).abs() < ROW_CENTER_TOLERANCE * thinner || inside(k, a) || inside(a, k) {
-                row_of[i] = row;
-                continue;
-            }
-            row += 1;
+    for i in text_lines {
+        if !anchors.last().is_some_and(|&a| fits(&known[i], &known[a])) {
+            anchors.push(i);
         }
-        anchor = Some(k);
-        row_of[i] = row;
+        row_of[i] = anchors.len() - 1;
+    }
+    for i in marks {
+        let k = &known[i];
+        let best = (0..anchors.len()).filter(|&r| fits(k, &known[anchors[r]])).min_by(|&r, &s| {
+            let off = |r: usize| (center(&known[anchors[r]]) - center(k)).abs();
+            off(r).total_cmp(&off(s))
+        });
+        row_of[i] = best.unwrap_or_else(|| {
+            anchors.push(i);
+            anchors.len() - 1
+        });
+    }
+    // Rows numbered across the page, as the reading order takes them.
+    let mut rows_by_v: Vec<usize> = (0..anchors.len()).collect();
+    rows_by_v.sort_by(|&r, &s| center(&known[anchors[r]]).total_cmp(&center(&known[anchors[s]])));
+    let mut rank = vec![0usize; anchors.len()];
+    for (n, &r) in rows_by_v.iter().enumerate() {
+        rank[r] = n;
+    }
+    for &i in &by_v {
+        row_of[i] = rank[row_of[i]];
     }
     // Across lines a segment is its text's middle em: a known line's box may carry margins
     // (OCR's detection boxes are 1.5 em high), which closed the gap under a title and made
@@ -688,5 +710,23 @@ mod tests {
             (400.0, 245.1, 257.3, "na"),
         ]);
         assert_eq!(p.text, "Respondent\nOR na\nunsure");
+    }
+
+    #[test]
+    fn a_dot_leader_set_off_its_row_joins_the_row_but_does_not_split_it() {
+        // 12s0324 read by OCR: a dot leader boxed 0.3 of a row above its row's figures came
+        // first by centre, took two figures into a row of its own and left the label alone.
+        let p = cells_page(&[
+            (0.0, 163.7, 172.4, "Arson"),
+            (100.0, 163.6, 172.2, "9.8"),
+            (75.0, 168.2, 178.0, "…"),
+            (150.0, 170.9, 180.9, "175.3"),
+            (100.0, 171.1, 180.9, "1,061.3"),
+            (0.0, 172.0, 180.2, "Other assaults"),
+        ]);
+        assert_eq!(p.text, "Arson 9.8\nOther assaults … 1,061.3 175.3");
+        // Marks on no row of text still make rows of their own, in order down the page.
+        let p = cells_page(&[(0.0, 0.0, 10.0, "- - -"), (0.0, 20.0, 30.0, "aa"), (0.0, 40.0, 50.0, "•")]);
+        assert_eq!(p.text, "- - -\naa\n•");
     }
 }
