@@ -18,6 +18,11 @@ use crate::{OcrChar, OcrLine};
 const SAME_ROW: f32 = 0.5;
 /// ... and whose reading directions differ by less than this (radians, ~3°).
 pub(crate) const SAME_DIRECTION: f32 = 0.05;
+/// ... where both are at least this many of their heights long: DB tilts a short figure's box
+/// by 3° and more (12s0324's "14.1" 2.9°, spreadsheet_no_bounding_frame's "102,8" 3°), and
+/// a row of its own at that tilt, stretched across the page, drifts onto the next row's
+/// ink (a table's rule read as "—" 100 pt away).
+const MIN_DIRECTED_LENGTH: f32 = 3.0;
 /// Ink this close to a detected line (row heights) is part of it: glyph edges DB's box cuts.
 const COVER_MARGIN: f32 = 0.15;
 /// Blobs whose longer side is under this (row heights) are specks: a colon's dot at 150 dpi
@@ -178,16 +183,18 @@ pub(crate) fn is_ring_read_as_zero(img: &RgbImage, line: &OcrLine, ink: Ink) -> 
         && on(&|_, y| y >= y1 - sy)
 }
 
-/// Lines grouped into rows (indices; the first of each row is its widest line).
+/// Lines grouped into rows (indices; the first of each row is its widest line). A line
+/// shorter than `MIN_DIRECTED_LENGTH` joins a row by its centre alone.
 pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
     let mut by_width: Vec<usize> = (0..quads.len()).collect();
     by_width.sort_by(|&a, &b| quads[b].width().total_cmp(&quads[a].width()));
     let mut rows: Vec<Vec<usize>> = Vec::new();
     for i in by_width {
-        let c = quads[i].centre();
+        let (q, c) = (&quads[i], quads[i].centre());
+        let directed = q.width() >= MIN_DIRECTED_LENGTH * q.height();
         let joins = rows.iter_mut().find(|row| {
             let r = &quads[row[0]];
-            turn_between(quads[i].angle(), r.angle()).abs() < SAME_DIRECTION
+            (!directed || turn_between(q.angle(), r.angle()).abs() < SAME_DIRECTION)
                 && r.across(c).abs() < SAME_ROW * r.height()
         });
         match joins {
@@ -467,15 +474,17 @@ fn bullet_in_line(img: &RgbImage, row: &Row, [a, b]: [f32; 2], ink: Ink) -> Opti
 /// its bullet's quad); `ink`: the page's (`Ink::of_page`).
 pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad, Found)> {
     let (w, h) = img.dimensions();
-    let text: Vec<(Quad, [f32; 4])> = quads
-        .iter()
-        .map(|q| {
-            let g = q.grown(COVER_MARGIN * q.height());
-            (g, g.bounds())
-        })
-        .collect();
-    let in_text = |p: Point| {
-        text.iter().any(|(q, b)| p[0] >= b[0] && p[0] <= b[2] && p[1] >= b[1] && p[1] <= b[3] && q.contains(p))
+    // Ink within `COVER_MARGIN` of a line on the row is that line's; of a line on another row,
+    // only ink inside its box is: DB's boxes are 1.5 em high, and in a table set tight a
+    // neighbouring row's box grown reached 12s0324's "–" cells at mid-row.
+    let boxed = |q: Quad| (q, q.bounds());
+    let own: Vec<(Quad, [f32; 4])> = quads.iter().map(|&q| boxed(q)).collect();
+    let grown: Vec<(Quad, [f32; 4])> = quads.iter().map(|q| boxed(q.grown(COVER_MARGIN * q.height()))).collect();
+    let holds = |(q, b): &(Quad, [f32; 4]), p: Point| {
+        p[0] >= b[0] && p[0] <= b[2] && p[1] >= b[1] && p[1] <= b[3] && q.contains(p)
+    };
+    let in_text = |p: Point, on_row: &[(usize, [f32; 2])]| {
+        on_row.iter().any(|&(i, _)| holds(&grown[i], p)) || own.iter().any(|t| holds(t, p))
     };
     let mut marks: Vec<(Quad, Found)> = Vec::new();
     // Lines of one row whose boxes lean apart make two rows over the same ink.
@@ -491,7 +500,7 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad
             let piece = row.strip.slice(g0, g1);
             let s = ink_strip(img, &piece, ink);
             let at = |x: f32, y: f32| piece.at(x / s.w as f32, y / s.h as f32);
-            for ([a, b], found) in strip_to_marks(&s, |x, y| in_text(at(x, y))) {
+            for ([a, b], found) in strip_to_marks(&s, |x, y| in_text(at(x, y), &row.lines)) {
                 add(piece.slice(a, b), found);
             }
         }
@@ -551,6 +560,26 @@ mod tests {
         assert_eq!(found[0].1, Found::Mark);
         let [x0, _, x1, _] = found[0].0.bounds();
         assert!(x0 < 370.0 && x1 > 380.0, "read with room around it: {:?}", found[0].0);
+    }
+
+    #[test]
+    fn a_lone_dash_within_the_next_rows_box_margin_is_still_a_mark() {
+        // 12s0324's "–" cells: the row below is set tight, and its figure's box (x 290..340,
+        // y 33..63, its ink from y 46) grown by `COVER_MARGIN` reaches the dash at mid-row.
+        let mut img = RgbImage::from_pixel(400, 90, image::Rgb([250, 250, 250]));
+        for x in (30..190).step_by(12) {
+            paint(&mut img, x, 20, 7, 18);
+        }
+        for x in (295..335).step_by(12) {
+            paint(&mut img, x, 46, 7, 14);
+        }
+        paint(&mut img, 300, 29, 10, 3);
+        let lines = [rect(20.0, 15.0, 200.0, 45.0), rect(290.0, 33.0, 340.0, 63.0)];
+        let found = marks_beside_lines(&img, &lines, Ink::of_page(&img));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, Found::Mark);
+        let [x0, y0, x1, y1] = found[0].0.bounds();
+        assert!(x0 < 300.0 && x1 > 310.0 && y0 < 29.0 && y1 > 32.0, "{:?}", found[0].0);
     }
 
     #[test]
@@ -647,13 +676,16 @@ mod tests {
     #[test]
     fn a_mark_on_a_row_whose_lines_lean_apart_is_found_once() {
         let (img, mut lines) = page_with_a_colon();
-        // A short line on the same row just before the colon, its box leaning 4° (more
-        // than SAME_DIRECTION): the two rows' strips both pass over the colon.
+        // A line on the same row just before the colon, its box leaning 4° (more than
+        // SAME_DIRECTION): the two rows' strips both pass over the colon.
         let (s, c) = (0.07f32.sin(), 0.07f32.cos());
         let lean = |[x, y]: Point| [280.0 + (x - 280.0) * c - (y - 30.0) * s, 30.0 + (x - 280.0) * s + (y - 30.0) * c];
-        lines.push(rect(270.0, 18.0, 290.0, 42.0).map(lean));
+        lines.push(rect(205.0, 18.0, 290.0, 42.0).map(lean));
         assert_eq!(lines_to_rows(&lines).len(), 2);
         assert_eq!(marks_beside_lines(&img, &lines, Ink::of_page(&img)).len(), 1);
+        // A short one leaning so is a figure whose box DB tilted: it joins the row.
+        lines[1] = rect(270.0, 18.0, 290.0, 42.0).map(lean);
+        assert_eq!(lines_to_rows(&lines), vec![vec![0, 1]]);
     }
 
     #[test]
