@@ -668,7 +668,8 @@ fn punch_holes_beside_a_table_are_not_read_as_zeros() {
 }
 
 /// 12s0324, a statistical table set tight, read by OCR: its "–" cells, within the margin of
-/// the next row's boxes, are read (`marks_beside_lines`), and a dot leader boxed above its
+/// the next row's boxes, are read (`marks_beside_lines`) as en dashes by their length
+/// (`dash_by_length`; recognition reads them "-"), and a dot leader boxed above its
 /// row's figures joins that row instead of taking half of it into a row of its own
 /// (`assemble_known_lines`).
 #[test]
@@ -676,8 +677,8 @@ fn a_tight_tables_dash_cells_are_read_and_its_dot_leaders_keep_rows_whole() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let text = &page_one_by_ocr(&corpus.join("camelot/tests/files/tabula/12s0324.pdf"), &models);
-    assert!(text.lines().any(|l| l == "Embezzlement. 14.6 - 14.1 7.2 - 6.9 7.4 - 7.2"), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("Forcible rape") && l.ends_with(" 14.7 - - -")), "{text}");
+    assert!(text.lines().any(|l| l == "Embezzlement. 14.6 – 14.1 7.2 – 6.9 7.4 – 7.2"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("Forcible rape") && l.ends_with(" 14.7 – – –")), "{text}");
     let row = text.lines().find(|l| l.starts_with("Other assaults")).unwrap_or_default();
     assert!(row.ends_with(" 1,061.3 175.3 886.1 785.4 115.4 670.0 276.0 59.9 216.1"), "{text}");
 }

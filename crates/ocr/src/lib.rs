@@ -525,9 +525,10 @@ impl Engine {
     }
 
     /// Recognises a batch; lines read as nothing or as noise, rings read as a zero
-    /// (`marks::is_ring_read_as_zero`), marks not read as marks
-    /// (`marks::is_mark`), strokes not read as one (`marks::is_stroke`) and drop capitals not
-    /// read as a capital (`initials::is_initial`) are left out. Bullets are read by their shape.
+    /// (`marks::is_ring_read_as_zero`), marks not read as marks (`marks::is_mark`), strokes
+    /// not read as one (`marks::is_stroke`) and drop capitals not read as a capital
+    /// (`initials::is_initial`) are left out. Bullets are read by their shape, and a lone
+    /// dash is the one its length shows (`marks::dash_by_length`).
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
         if batch.reading == Reading::Bullet {
             return Ok(batch.quads.iter().map(marks::bullet_line).collect());
@@ -539,7 +540,11 @@ impl Engine {
                 lines.retain(|l| !marks::is_ring_read_as_zero(img, l, ink));
             }
             Reading::Line | Reading::Bullet => {}
-            Reading::Mark => lines.retain(|l| marks::is_mark(&l.chars)),
+            Reading::Mark => {
+                lines.retain(|l| marks::is_mark(&l.chars));
+                let ink = batch.ink.unwrap_or_else(|| marks::Ink::of_page(img));
+                lines.iter_mut().for_each(|l| marks::dash_by_length(img, l, ink));
+            }
             Reading::Stroke => lines.retain(|l| marks::is_stroke(&l.chars)),
             Reading::Initial => lines.retain(initials::is_initial),
         }

@@ -148,6 +148,39 @@ const RING_MIN_HEIGHT: f32 = 0.4;
 /// a zero's stroke is thicker than a ring's only in bold faces, which are ruled out by shape.
 const RING_SIDE: f32 = 0.25;
 
+/// The dashes a lone dash may be, each with the longest (row heights) it is printed at: a
+/// hyphen's ink is a quarter to a third of an em, an en dash's half, an em dash's whole.
+/// Rows are 1.2–1.5 em high, so the hyphens seen run to 0.28 row heights (Verdana's) and the
+/// en dashes from 0.34 (12s0324's, us-001's), the em dashes from 0.78 (us-026's).
+const DASHES_BY_LENGTH: [(char, f32); 3] = [('-', 0.31), ('–', 0.6), ('—', f32::INFINITY)];
+
+/// What recognition reads a lone dash as: any of these (it reads an en dash "-", as in
+/// 12s0324's and us-001's table cells: its strip is scaled to its row's height, which does not
+/// show the dash's length against the print's).
+const DASH_READS: [char; 4] = ['-', '–', '—', '−'];
+
+/// A mark read as one dash is made the dash its length shows (`DASHES_BY_LENGTH`), where its
+/// quad (a row high) holds that dash alone; marks of more ink are left as read.
+pub(crate) fn dash_by_length(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
+    let [ch] = line.chars.as_mut_slice() else { return };
+    if !DASH_READS.contains(&ch.ch) {
+        return;
+    }
+    let s = ink_strip(img, &line.quad, ink);
+    let hf = s.h as f32;
+    let inside = |b: &&Blob| b.y0 > 0.0 && b.y1 < hf && b.x0 > 0.0 && b.x1 < s.w as f32;
+    let blobs = strip_to_blobs(&s);
+    let [dash] = blobs.iter().filter(inside).collect::<Vec<_>>()[..] else { return };
+    if lone_shape(dash, hf) != Some(Found::Mark) {
+        return;
+    }
+    let length = (dash.x1 - dash.x0) / hf;
+    if let Some(&(c, _)) = DASHES_BY_LENGTH.iter().find(|&&(_, longest)| length <= longest) {
+        ch.ch = c;
+        line.text = c.to_string();
+    }
+}
+
 /// Whether a detected line read as a lone zero is a ring instead (a punch hole, a drawn
 /// circle): its ink, leaving out what touches the line box's edges (a neighbour's), round,
 /// along each side of its box and not inside. Recognition reads such a ring "0", surely:
@@ -580,6 +613,27 @@ mod tests {
         assert_eq!(found[0].1, Found::Mark);
         let [x0, y0, x1, y1] = found[0].0.bounds();
         assert!(x0 < 300.0 && x1 > 310.0 && y0 < 29.0 && y1 > 32.0, "{:?}", found[0].0);
+    }
+
+    #[test]
+    fn a_lone_dash_is_the_dash_its_length_shows_against_its_row() {
+        // A row 30 px high; the mark's quad has `PAD` of room each side of its ink, as found.
+        let read = |length: u32, extra: bool, text: &str| {
+            let mut img = RgbImage::from_pixel(120, 60, image::Rgb([250, 250, 250]));
+            paint(&mut img, 20, 29, length, 3);
+            if extra {
+                paint(&mut img, 13, 36, 4, 4);
+            }
+            let quad = rect(10.0, 15.0, 30.0 + length as f32, 45.0);
+            let mut line = crate::test_support::line(text, quad, 0.9);
+            dash_by_length(&img, &mut line, Ink::of_page(&img));
+            line.text
+        };
+        assert_eq!(read(6, false, "-"), "-", "a hyphen, a fifth of its row");
+        assert_eq!(read(12, false, "-"), "–", "an en dash read as a hyphen");
+        assert_eq!(read(27, false, "–"), "—");
+        assert_eq!(read(12, true, "-"), "-", "a dash with other ink is left as read");
+        assert_eq!(read(12, false, "."), ".", "other marks are left as read");
     }
 
     #[test]
