@@ -683,6 +683,27 @@ fn a_tight_tables_dash_cells_are_read_and_its_dot_leaders_keep_rows_whole() {
     assert!(row.ends_with(" 1,061.3 175.3 886.1 785.4 115.4 670.0 276.0 59.9 216.1"), "{text}");
 }
 
+/// Dash cells detection misses are read by their shape and length, as the text layers have
+/// them: superscript.pdf's "-" cells (recognition had lost some, its row's strip, tilted with
+/// one of its boxes, drifting off them), pr-138's "–" cells (recognition read them "-"),
+/// eu-001's "-" cells beside a figure set off its label's row; and a table's thin rule under
+/// a row whose box DB tilted is no dash (table-curves-example read one as "–").
+#[test]
+fn lone_dash_cells_are_read_by_their_length_on_their_cells_height_and_rules_are_not_dashes() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let page = |path: &str| page_one_by_ocr(&corpus.join(path), &models);
+    let has = |text: &str, line: &str| assert!(text.lines().any(|l| l == line), "{line} in {text}");
+    let superscript = page("camelot/tests/files/superscript.pdf");
+    has(&superscript, "Maharashtra 30.47 26.07 - - 4.39 0.21 - -0.12 0.02 2.89");
+    has(&superscript, "West Bengal 34.23 32.19 - - 2.04 0.77 - 0.06 - 0.51");
+    has(&page("pdfplumber/tests/pdfs/pr-138-example.pdf"), "<=70%) Extra Variable Rate* – – – – –");
+    let eu = "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-eu/eu-001.pdf";
+    has(&page(eu), "10 000 - -");
+    let curves = page("pdfplumber/tests/pdfs/table-curves-example.pdf");
+    assert!(!curves.lines().any(|l| ["-", "–", "—"].contains(&l)), "{curves}");
+}
+
 /// scotus-transcript p1 rendered at `dpi` and read by OCR, and its own text layer.
 fn scotus_at(corpus: &Path, models: &Arc<docsift::OcrModels>, dpi: f32) -> (String, String) {
     let path = corpus.join("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf");

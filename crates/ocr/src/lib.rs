@@ -124,15 +124,18 @@ enum Reading {
     Initial,
     /// Read by its shape, without a model call (`marks::bullet_line`).
     Bullet,
+    /// Read by its length, without a model call (`marks::dash_line`).
+    Dash,
 }
 
-/// Ink beside the detected lines, read on its own: marks, bullets and strokes on their rows
-/// (`marks`; a detected line whose centre lies in a bullet is that bullet) and drop capitals
-/// at their starts (`initials`).
+/// Ink beside the detected lines, read on its own: marks, bullets, dashes and strokes on their
+/// rows (`marks`; a detected line whose centre lies in a bullet is that bullet) and drop
+/// capitals at their starts (`initials`).
 #[derive(Clone, Debug, Default)]
 pub struct Beside {
     pub marks: Vec<Quad>,
     pub bullets: Vec<Quad>,
+    pub dashes: Vec<Quad>,
     pub strokes: Vec<Quad>,
     pub initials: Vec<Quad>,
     /// The page's ink level they were found at, for the batches to judge their reads by.
@@ -450,10 +453,10 @@ impl Engine {
         Ok(quads)
     }
 
-    /// Ink detection misses beside `quads`: marks, bullets and strokes on their rows (see `marks`)
-    /// and drop capitals at their starts (see `initials`), recognised in batches of their own
-    /// and kept only when read as such (bullets by their shape). A drop capital read joins its
-    /// line in `initials_to_lines`.
+    /// Ink detection misses beside `quads`: marks, bullets, dashes and strokes on their rows
+    /// (see `marks`) and drop capitals at their starts (see `initials`), recognised in batches
+    /// of their own and kept only when read as such (bullets and dashes by their shape). A
+    /// drop capital read joins its line in `initials_to_lines`.
     pub fn beside(&self, img: &RgbImage, quads: &[Quad]) -> Beside {
         let ink = marks::Ink::of_page(img);
         let found = marks::marks_beside_lines(img, quads, ink);
@@ -461,6 +464,7 @@ impl Engine {
         Beside {
             marks: of(marks::Found::Mark),
             bullets: of(marks::Found::Bullet),
+            dashes: of(marks::Found::Dash),
             strokes: of(marks::Found::Stroke),
             initials: initials::initials_beside_lines(img, quads, ink),
             ink: Some(ink),
@@ -475,8 +479,9 @@ impl Engine {
 
     /// Detected lines and the ink beside them grouped for recognition calls: quads of one
     /// kind and input width, as many per call as the input holds (the backend's static
-    /// shapes; else `rec::input_widths` and `DYNAMIC_LINES_PER_CALL`). The bullets are one
-    /// batch more, read without a call; a detected line that is a bullet is left to it.
+    /// shapes; else `rec::input_widths` and `DYNAMIC_LINES_PER_CALL`). The bullets and the
+    /// dashes are a batch more each, read without a call; a detected line that is a bullet is
+    /// left to it.
     pub fn recognition_batches(&self, quads: &[Quad], beside: &Beside) -> Vec<Batch> {
         let is_bullet = |q: &Quad| beside.bullets.iter().any(|b| b.contains(q.centre()));
         let items: Vec<(Reading, &Quad)> = quads
@@ -503,12 +508,14 @@ impl Engine {
         };
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by_key(|&i| (items[i].0, inputs[i].1, rec::scaled_width(items[i].1)));
-        let bullets = (!beside.bullets.is_empty()).then(|| Batch {
-            quads: beside.bullets.clone(),
-            reading: Reading::Bullet,
-            width: 0,
-            slots: beside.bullets.len(),
-            ink: beside.ink,
+        let by_shape = [(&beside.bullets, Reading::Bullet), (&beside.dashes, Reading::Dash)].map(|(quads, reading)| {
+            (!quads.is_empty()).then(|| Batch {
+                quads: quads.clone(),
+                reading,
+                width: 0,
+                slots: quads.len(),
+                ink: beside.ink,
+            })
         });
         order
             .chunk_by(|&a, &b| (items[a].0, inputs[a].1) == (items[b].0, inputs[b].1))
@@ -520,18 +527,19 @@ impl Engine {
                 slots: inputs[c[0]].0,
                 ink: beside.ink,
             })
-            .chain(bullets)
+            .chain(by_shape.into_iter().flatten())
             .collect()
     }
 
     /// Recognises a batch; lines read as nothing or as noise, rings read as a zero
     /// (`marks::is_ring_read_as_zero`), marks not read as marks (`marks::is_mark`), strokes
     /// not read as one (`marks::is_stroke`) and drop capitals not read as a capital
-    /// (`initials::is_initial`) are left out. Bullets are read by their shape, and a lone
-    /// dash is the one its length shows (`marks::dash_by_length`).
+    /// (`initials::is_initial`) are left out. Bullets and dashes are read by their shape.
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
-        if batch.reading == Reading::Bullet {
-            return Ok(batch.quads.iter().map(marks::bullet_line).collect());
+        match batch.reading {
+            Reading::Bullet => return Ok(batch.quads.iter().map(marks::bullet_line).collect()),
+            Reading::Dash => return Ok(batch.quads.iter().map(marks::dash_line).collect()),
+            _ => {}
         }
         let mut lines = self.recognize_quads(img, batch).await?;
         match batch.reading {
@@ -539,12 +547,8 @@ impl Engine {
                 let ink = batch.ink.unwrap_or_else(|| marks::Ink::of_page(img));
                 lines.retain(|l| !marks::is_ring_read_as_zero(img, l, ink));
             }
-            Reading::Line | Reading::Bullet => {}
-            Reading::Mark => {
-                lines.retain(|l| marks::is_mark(&l.chars));
-                let ink = batch.ink.unwrap_or_else(|| marks::Ink::of_page(img));
-                lines.iter_mut().for_each(|l| marks::dash_by_length(img, l, ink));
-            }
+            Reading::Line | Reading::Bullet | Reading::Dash => {}
+            Reading::Mark => lines.retain(|l| marks::is_mark(&l.chars)),
             Reading::Stroke => lines.retain(|l| marks::is_stroke(&l.chars)),
             Reading::Initial => lines.retain(initials::is_initial),
         }
