@@ -143,7 +143,7 @@ pub fn bullet_line(quad: &Quad) -> OcrLine {
 /// that length (`DASHES_BY_LENGTH`).
 pub fn dash_line(quad: &Quad) -> OcrLine {
     let length = quad.width() / quad.height().max(f32::EPSILON);
-    let dash = DASHES_BY_LENGTH.iter().find(|&&(_, longest)| length <= longest).map_or('—', |&(c, _)| c);
+    let dash = DASHES_BY_LENGTH.iter().find(|&&(_, longest)| length <= longest).map_or(EM_DASH, |&(c, _)| c);
     shape_line(quad, dash)
 }
 
@@ -162,13 +162,15 @@ const RING_MIN_HEIGHT: f32 = 0.4;
 /// a zero's stroke is thicker than a ring's only in bold faces, which are ruled out by shape.
 const RING_SIDE: f32 = 0.25;
 
-/// The dashes a lone dash may be, each with the longest (row heights) it is printed at: a
-/// hyphen's ink is a quarter to a third of an em, an en dash's half, an em dash's whole.
+/// The dashes a lone dash may be, each with the longest (row heights) it is printed at, and
+/// an em dash beyond: a hyphen's ink is a quarter to a third of an em, an en dash's half, an
+/// em dash's whole.
 /// Rows are 1.2–1.5 em high, so the hyphens seen run to 0.28 row heights (Verdana's) and the
 /// en dashes from 0.34 (12s0324's, us-001's), the em dashes from 0.78 (us-026's).
 /// Recognition does not tell them apart alone: it reads an en dash "-", its strip scaled to
 /// the row's height.
-const DASHES_BY_LENGTH: [(char, f32); 3] = [('-', 0.31), ('–', 0.6), ('—', f32::INFINITY)];
+const DASHES_BY_LENGTH: [(char, f32); 2] = [('-', 0.31), ('–', 0.6)];
+const EM_DASH: char = '—';
 
 /// Whether a detected line read as a lone zero is a ring instead (a punch hole, a drawn
 /// circle): its ink, leaving out what touches the line box's edges (a neighbour's), round,
@@ -208,11 +210,16 @@ pub(crate) fn is_ring_read_as_zero(img: &RgbImage, line: &OcrLine, ink: Ink) -> 
 /// The reading direction of the page's lines long enough for DB's tilt of them to mean
 /// something (`MIN_DIRECTED_LENGTH`), or of all where none is.
 fn page_angle(quads: &[Quad]) -> f32 {
-    let directed: Vec<&Quad> = quads.iter().filter(|q| q.width() >= MIN_DIRECTED_LENGTH * q.height()).collect();
-    match directed.is_empty() {
-        true => reading_angle(quads.iter()),
-        false => reading_angle(directed.into_iter()),
+    if quads.iter().any(is_directed) {
+        reading_angle(quads.iter().filter(|q| is_directed(q)))
+    } else {
+        reading_angle(quads.iter())
     }
+}
+
+/// Whether a line is long enough for its box's lean to be its text's (`MIN_DIRECTED_LENGTH`).
+fn is_directed(q: &Quad) -> bool {
+    q.width() >= MIN_DIRECTED_LENGTH * q.height()
 }
 
 /// A row's line turned about its centre to the page's direction `page` where it leans from it
@@ -235,7 +242,7 @@ pub fn lines_to_rows(quads: &[Quad]) -> Vec<Vec<usize>> {
     let mut rows: Vec<Vec<usize>> = Vec::new();
     for i in by_width {
         let (q, c) = (&quads[i], quads[i].centre());
-        let directed = q.width() >= MIN_DIRECTED_LENGTH * q.height();
+        let directed = is_directed(q);
         let joins = rows.iter_mut().find(|row| {
             let r = &quads[row[0]];
             (!directed || turn_between(q.angle(), r.angle()).abs() < SAME_DIRECTION)
@@ -645,14 +652,20 @@ mod tests {
             .collect()
     }
 
+    /// What `found_beside_a_line` finds, asserted to be one `kind` at the row's height: its bounds.
+    fn one_found_beside_a_line(draw: impl Fn(&mut RgbImage), kind: Found) -> [f32; 4] {
+        let found = found_beside_a_line(draw);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, kind);
+        let [x0, y0, x1, y1] = found[0].0.bounds();
+        assert!(y0 <= 16.0 && y1 >= 44.0, "at the row's height: {:?}", found[0].0);
+        [x0, y0, x1, y1]
+    }
+
     #[test]
     fn a_lone_dash_at_mid_row_is_a_dash_over_its_ink_at_the_rows_height() {
-        let found = found_beside_a_line(|img| paint(img, 370, 29, 10, 3));
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].1, Found::Dash);
-        let [x0, y0, x1, y1] = found[0].0.bounds();
-        assert!((369.0..=371.0).contains(&x0) && (379.0..=381.0).contains(&x1), "{:?}", found[0].0);
-        assert!(y0 <= 16.0 && y1 >= 44.0, "{:?}", found[0].0);
+        let [x0, _, x1, _] = one_found_beside_a_line(|img| paint(img, 370, 29, 10, 3), Found::Dash);
+        assert!((369.0..=371.0).contains(&x0) && (379.0..=381.0).contains(&x1), "{x0} {x1}");
     }
 
     #[test]
@@ -729,12 +742,8 @@ mod tests {
 
     #[test]
     fn a_lone_filled_dot_at_mid_row_is_a_bullet_bounded_by_its_ink() {
-        let found = found_beside_a_line(|img| disc(img, 375.0, 31.0, 9.0, None));
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].1, Found::Bullet);
-        let [x0, y0, x1, y1] = found[0].0.bounds();
-        assert!((369.0..=373.0).contains(&x0) && (377.0..=381.0).contains(&x1), "{:?}", found[0].0);
-        assert!(y0 <= 16.0 && y1 >= 44.0, "at the row's height: {:?}", found[0].0);
+        let [x0, _, x1, _] = one_found_beside_a_line(|img| disc(img, 375.0, 31.0, 9.0, None), Found::Bullet);
+        assert!((369.0..=373.0).contains(&x0) && (377.0..=381.0).contains(&x1), "{x0} {x1}");
     }
 
     #[test]
