@@ -126,9 +126,11 @@ enum Reading {
     Bullet,
     /// Read by its length, without a model call (`marks::dash_line`).
     Dash,
+    /// Read by its dots, without a model call (`marks::leader_line`).
+    Leader,
 }
 
-/// Ink beside the detected lines, read on its own: marks, bullets, dashes and strokes on their
+/// Ink beside the detected lines, read on its own: marks, bullets, dashes, dot leaders and strokes on their
 /// rows (`marks`; a detected line whose centre lies in a bullet is that bullet) and drop
 /// capitals at their starts (`initials`).
 #[derive(Clone, Debug, Default)]
@@ -136,6 +138,7 @@ pub struct Beside {
     pub marks: Vec<Quad>,
     pub bullets: Vec<Quad>,
     pub dashes: Vec<Quad>,
+    pub leaders: Vec<Quad>,
     pub strokes: Vec<Quad>,
     pub initials: Vec<Quad>,
     /// The page's ink level they were found at, for the batches to judge their reads by.
@@ -465,6 +468,7 @@ impl Engine {
             marks: of(marks::Found::Mark),
             bullets: of(marks::Found::Bullet),
             dashes: of(marks::Found::Dash),
+            leaders: of(marks::Found::Leader),
             strokes: of(marks::Found::Stroke),
             initials: initials::initials_beside_lines(img, quads, ink),
             ink: Some(ink),
@@ -508,15 +512,17 @@ impl Engine {
         };
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by_key(|&i| (items[i].0, inputs[i].1, rec::scaled_width(items[i].1)));
-        let by_shape = [(&beside.bullets, Reading::Bullet), (&beside.dashes, Reading::Dash)].map(|(quads, reading)| {
-            (!quads.is_empty()).then(|| Batch {
-                quads: quads.clone(),
-                reading,
-                width: 0,
-                slots: quads.len(),
-                ink: beside.ink,
-            })
-        });
+        let by_shape =
+            [(&beside.bullets, Reading::Bullet), (&beside.dashes, Reading::Dash), (&beside.leaders, Reading::Leader)]
+                .map(|(quads, reading)| {
+                    (!quads.is_empty()).then(|| Batch {
+                        quads: quads.clone(),
+                        reading,
+                        width: 0,
+                        slots: quads.len(),
+                        ink: beside.ink,
+                    })
+                });
         order
             .chunk_by(|&a, &b| (items[a].0, inputs[a].1) == (items[b].0, inputs[b].1))
             .flat_map(|group| group.chunks(inputs[group[0]].0))
@@ -534,20 +540,31 @@ impl Engine {
     /// Recognises a batch; lines read as nothing or as noise, rings read as a zero
     /// (`marks::is_ring_read_as_zero`), marks not read as marks (`marks::is_mark`), strokes
     /// not read as one (`marks::is_stroke`) and drop capitals not read as a capital
-    /// (`initials::is_initial`) are left out. Bullets and dashes are read by their shape.
+    /// (`initials::is_initial`) are left out. Bullets, dashes and dot leaders are read by their
+    /// shape, and so are lines read as dots alone that are leaders (`marks::leader_line`).
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
+        let ink = || batch.ink.unwrap_or_else(|| marks::Ink::of_page(img));
         match batch.reading {
             Reading::Bullet => return Ok(batch.quads.iter().map(marks::bullet_line).collect()),
             Reading::Dash => return Ok(batch.quads.iter().map(marks::dash_line).collect()),
+            Reading::Leader => {
+                let ink = ink();
+                return Ok(batch.quads.iter().filter_map(|q| marks::leader_line(img, q, ink)).collect());
+            }
             _ => {}
         }
         let mut lines = self.recognize_quads(img, batch).await?;
         match batch.reading {
-            Reading::Line if lines.iter().any(|l| l.text == "0") => {
-                let ink = batch.ink.unwrap_or_else(|| marks::Ink::of_page(img));
+            Reading::Line if lines.iter().any(|l| l.text == "0" || marks::is_read_as_dots(&l.chars)) => {
+                let ink = ink();
                 lines.retain(|l| !marks::is_ring_read_as_zero(img, l, ink));
+                for l in lines.iter_mut().filter(|l| marks::is_read_as_dots(&l.chars)) {
+                    if let Some(leader) = marks::leader_line(img, &l.quad, ink) {
+                        *l = leader;
+                    }
+                }
             }
-            Reading::Line | Reading::Bullet | Reading::Dash => {}
+            Reading::Line | Reading::Bullet | Reading::Dash | Reading::Leader => {}
             Reading::Mark => lines.retain(|l| marks::is_mark(&l.chars)),
             Reading::Stroke => lines.retain(|l| marks::is_stroke(&l.chars)),
             Reading::Initial => lines.retain(initials::is_initial),

@@ -5,7 +5,8 @@
 //! alone is kept only where its shape shows a dash or a bullet (each read by its shape:
 //! recognition reads a lone bullet as "0" or as nothing, so superscript.pdf's "-" cells and
 //! eu-017's bullets were lost, and an en dash as "-") or an upright stroke (a "1" or an "I",
-//! kept when recognition reads it so surely).
+//! kept when recognition reads it so surely). Full stops set evenly on a baseline are a dot
+//! leader, read dot by dot (`leader_line`).
 
 use image::RgbImage;
 
@@ -36,9 +37,6 @@ const MAX_BLOB_WIDTH: f32 = 1.2;
 const MAX_GAP: f32 = 1.5;
 /// A mark is read with this much room on each side (row heights), as text is in DB's boxes.
 const PAD: f32 = 0.3;
-/// One blob alone is as likely dust as a mark: a mark has at least this many (a colon two),
-/// unless its shape shows a dash, a bullet or a stroke (`lone_shape`).
-const MIN_BLOBS: usize = 2;
 /// A lone blob's centre lies this far across its row (fractions of its height from the top):
 /// dashes and bullets sit between the baseline and the x-height, a figure's middle near
 /// them; ink at a row's edges is a rule's or the next row's.
@@ -57,6 +55,10 @@ const DASH_MIN_LENGTH: f32 = 0.15;
 const DASH_MAX_THICKNESS: f32 = 0.15;
 /// ... and this many times longer than thick.
 const DASH_MIN_ASPECT: f32 = 2.0;
+/// Ink at a row's top or bottom edge reaching no further into it than this (row heights) is a
+/// neighbouring row's descenders or dots, set tight (12s0324's table): it neither parts the
+/// marks beside it nor makes them a picture's.
+const NEIGHBOUR_INK: f32 = 0.25;
 /// Ink crossing a row from edge to edge no thicker than this (row heights) is a table's rule
 /// between cells, which parts marks as text does (a picture's strokes are not that straight)
 /// ...
@@ -84,6 +86,8 @@ pub const BULLET: char = '•';
 /// Rows are examined at this height: a colon's dot keeps a few pixels, a 300 dpi row costs
 /// a third of its own size.
 const STRIP_HEIGHT: usize = 32;
+// A strip's rows fit a u64's bits (`is_rule_across`).
+const _: () = assert!(STRIP_HEIGHT > 0 && STRIP_HEIGHT <= 64);
 /// Ink this close to the image's edge (row heights) is the scan's border.
 const BORDER: f32 = 0.5;
 /// Spans between lines narrower than this (row heights) hold no mark.
@@ -91,6 +95,24 @@ const MIN_GAP: f32 = 0.3;
 /// A mark of two blobs or more covers at most this share of its row's band: pictures and
 /// halftones are darker (one blob alone is judged by its shape, `lone_shape`).
 const MAX_INK: f32 = 0.35;
+/// A leader's dot is at most this big (row heights): a full stop's ink is about a tenth of an
+/// em, a row 1.2–1.5 em ...
+const LEADER_DOT_MAX: f32 = 0.2;
+/// ... about as wide as high (a few pixels antialiased) ...
+const LEADER_DOT_MAX_ASPECT: f32 = 2.0;
+/// ... and centred below mid-row (fractions of its height from the top), on the baseline: a
+/// middle dot or a degree sign is no full stop.
+const LEADER_DOT_MIN_CENTRE: f32 = 0.55;
+/// A leader's dots rise or fall across the row by at most this (row heights) ...
+const LEADER_MAX_RISE: f32 = 0.1;
+/// ... number at least this many (an ellipsis's three) ...
+const LEADER_MIN_DOTS: usize = 3;
+/// ... and are set evenly: each step within this share of one pitch or two (a dot too faint
+/// to keep at the page's ink level: 12s0324's six-point leaders lose one in ten).
+const LEADER_PITCH_TOLERANCE: f32 = 0.25;
+/// A leader's dots this far apart (row heights) or more had spaces between them: a run of
+/// full stops is a quarter em apart (0.19–0.23 of a row), ". . ." twice that (12s0324's 0.37).
+const LEADER_SPACED_PITCH: f32 = 0.3;
 /// The page's ink level is taken from every this-many-th pixel, both ways.
 const HISTOGRAM_STEP: usize = 4;
 /// Recognition must be this sure of a mark (mean probability of its characters other than
@@ -108,6 +130,11 @@ pub fn is_mark(chars: &[OcrChar]) -> bool {
     let confidence = read.iter().map(|c| c.confidence).sum::<f32>() / n.max(1.0);
     let marks = read.iter().filter(|c| is_mark_char(c.ch)).count() as f32;
     !read.is_empty() && confidence >= MARK_MIN_CONFIDENCE && marks > n / 2.0
+}
+
+/// Whether recognised characters are full stops alone, as recognition reads a leader.
+pub fn is_read_as_dots(chars: &[OcrChar]) -> bool {
+    chars.iter().any(|c| c.ch != ' ') && chars.iter().all(|c| matches!(c.ch, '.' | '…' | ' '))
 }
 
 /// Whether recognised characters are what a lone stroke is read as: one of `STROKE_READS`,
@@ -129,6 +156,8 @@ pub enum Found {
     Bullet,
     /// A dash alone, read by its length (`dash_line`).
     Dash,
+    /// A dot leader, read by its dots (`leader_line`).
+    Leader,
     /// An upright stroke alone, a "1" or an "I" detection missed (a table's cell, a page
     /// number), read by recognition (kept when `is_stroke`).
     Stroke,
@@ -430,6 +459,11 @@ struct Blob {
     y1: f32,
     pixels: usize,
     solid_centre: bool,
+    /// Whether it crosses the strip from edge to edge with a pixel of every row inside one band
+    /// `RULE_MAX_THICKNESS` wide: a table's rule, with or without the rule it meets at a
+    /// corner (f1040's dot leaders ended at a box's corner, whose ink, 0.4 rows wide, was no
+    /// rule by its width and made them part of a picture).
+    rule_across: bool,
 }
 
 /// The strip's blobs of ink, specks (under `MIN_BLOB`) left out.
@@ -449,10 +483,34 @@ fn strip_to_blobs(s: &Strip) -> Vec<Blob> {
                 y1: (y1 + 1) as f32,
                 pixels: pixels.len(),
                 solid_centre: s.ink[(y0 + y1) / 2 * s.w + (x0 + x1) / 2],
+                rule_across: y0 == 0 && y1 + 1 == s.h && is_rule_across(&pixels, s, x0, x1),
             };
             ((b.x1 - b.x0).max(b.y1 - b.y0) >= MIN_BLOB * s.h as f32).then_some(b)
         })
         .collect()
+}
+
+impl Blob {
+    /// Whether it is a neighbouring row's ink (`NEIGHBOUR_INK`) on a strip `h` high.
+    fn is_neighbours(&self, h: f32) -> bool {
+        self.y0 == 0.0 && self.y1 <= NEIGHBOUR_INK * h || self.y1 == h && self.y0 >= (1.0 - NEIGHBOUR_INK) * h
+    }
+}
+
+/// Whether a blob's `pixels` spanning columns [x0, x1] of a strip, and all its rows, have a
+/// pixel of every row within one band `RULE_MAX_THICKNESS` wide.
+fn is_rule_across(pixels: &[usize], s: &Strip, x0: usize, x1: usize) -> bool {
+    let band = ((RULE_MAX_THICKNESS * s.h as f32) as usize).max(1);
+    if (x1 - x0 + 1) as f32 > MAX_BLOB_WIDTH * s.h as f32 {
+        return false;
+    }
+    // Per column of the box, the rows with ink there, as bits.
+    let mut rows = vec![0u64; x1 - x0 + 1];
+    for &i in pixels {
+        rows[i % s.w - x0] |= 1 << (i / s.w);
+    }
+    let all = u64::MAX >> (64 - s.h);
+    rows.windows(band.min(rows.len())).any(|w| w.iter().fold(0, |acc, r| acc | r) == all)
 }
 
 /// What one blob alone on a row of height `h` (strip pixels) is by its shape: a bullet (a
@@ -489,37 +547,30 @@ fn lone_shape(b: &Blob, h: f32) -> Option<Found> {
 /// bullet's or a dash's span is its ink's, a mark's or a stroke's has room to be read in.
 fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<([f32; 2], Found)> {
     let (wf, hf) = (s.w as f32, s.h as f32);
-    // [x0, x1), whether it is text or a rule (splits groups), whether it can be part of a
-    // mark, and what it is alone.
-    let mut blobs: Vec<([f32; 2], bool, bool, Option<Found>)> = strip_to_blobs(s)
-        .into_iter()
-        .map(|b| {
-            let inside = b.y0 > 0.0 && b.y1 < hf && b.x0 > 0.0 && b.x1 < wf;
-            let thickness = (b.x1 - b.x0) / hf;
-            let rule = b.y0 == 0.0
-                && b.y1 == hf
-                && (thickness <= RULE_MAX_THICKNESS
-                    || thickness <= 2.0 * RULE_MAX_THICKNESS && b.pixels as f32 >= RULE_MIN_FILL * (b.x1 - b.x0) * hf);
-            let text = rule || is_text((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0);
-            ([b.x0, b.x1], text, inside && b.x1 - b.x0 <= MAX_BLOB_WIDTH * hf, lone_shape(&b, hf))
-        })
-        .collect();
-    blobs.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
-    // [x0, x1), blobs, all of them mark-like, what the first is alone.
-    let mut groups: Vec<([f32; 2], usize, bool, Option<Found>)> = Vec::new();
+    let mut blobs = strip_to_blobs(s);
+    blobs.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+    // Runs of blobs close along the row, parted by text and rules.
+    let mut runs: Vec<Run> = Vec::new();
     let mut split = true;
-    for (b, text, mark, lone) in blobs {
-        if text {
+    for b in blobs.iter().filter(|b| !b.is_neighbours(hf)) {
+        let crossing = b.y0 == 0.0 && b.y1 == hf;
+        let heavy_edge = crossing
+            && b.x1 - b.x0 <= 2.0 * RULE_MAX_THICKNESS * hf
+            && b.pixels as f32 >= RULE_MIN_FILL * (b.x1 - b.x0) * hf;
+        // Ink the strip's ends cut is a detected line's, which DB's box cut.
+        let cut = b.x0 == 0.0 || b.x1 == wf;
+        if cut || b.rule_across || heavy_edge || is_text((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0) {
             split = true;
             continue;
         }
-        match groups.last_mut() {
-            Some((g, n, all, _)) if !split && b[0] - g[1] <= MAX_GAP * hf => {
-                g[1] = g[1].max(b[1]);
-                *n += 1;
-                *all &= mark;
+        let mark = b.y0 > 0.0 && b.y1 < hf && b.x1 - b.x0 <= MAX_BLOB_WIDTH * hf;
+        match runs.last_mut() {
+            Some(r) if !split && b.x0 - r.end <= MAX_GAP * hf => {
+                r.blobs.push(b);
+                r.end = r.end.max(b.x1);
+                r.all_marks &= mark;
             }
-            _ => groups.push((b, 1, mark, lone)),
+            _ => runs.push(Run { blobs: vec![b], end: b.x1, all_marks: mark }),
         }
         split = false;
     }
@@ -529,17 +580,142 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<([f32; 2
             / ((x1 - x0).max(1) * s.h) as f32
     };
     let padded = |g: [f32; 2]| [((g[0] - PAD * hf) / wf).max(0.0), ((g[1] + PAD * hf) / wf).min(1.0)];
-    groups
-        .into_iter()
-        .filter(|&(_, _, all, _)| all)
-        .filter_map(|(g, n, _, lone)| match (n >= MIN_BLOBS, lone) {
-            (true, _) => (ink_in(g) <= MAX_INK).then(|| (padded(g), Found::Mark)),
-            // One blob is judged by its shape: a stroke fills its own columns.
-            (false, Some(Found::Stroke)) => Some((padded(g), Found::Stroke)),
-            (false, Some(found @ (Found::Bullet | Found::Dash))) => Some(([g[0] / wf, g[1] / wf], found)),
-            (false, Some(Found::Mark) | None) => None,
+    let runs: Vec<Run> = runs.into_iter().filter(|r| r.all_marks).collect();
+    runs.iter()
+        .flat_map(|r| leaders_apart(&r.blobs, hf))
+        .filter_map(|(blobs, leader)| {
+            let span = [blobs[0].x0, blobs.iter().map(|b| b.x1).fold(0.0, f32::max)];
+            let ink = [span[0] / wf, span[1] / wf];
+            if leader {
+                return Some((ink, Found::Leader));
+            }
+            match blobs {
+                // One blob alone is as likely dust as a mark (a colon has two): it is judged by
+                // its shape (`lone_shape`), and a stroke fills its own columns.
+                [b] => match lone_shape(b, hf)? {
+                    Found::Stroke => Some((padded(span), Found::Stroke)),
+                    found @ (Found::Bullet | Found::Dash) => Some((ink, found)),
+                    Found::Mark | Found::Leader => None,
+                },
+                _ => (ink_in(span) <= MAX_INK).then(|| (padded(span), Found::Mark)),
+            }
         })
         .collect()
+}
+
+/// Blobs of ink in a strip grouped along it: the run's blobs from the left, where its ink ends,
+/// and whether every blob in it can be part of a mark.
+struct Run<'a> {
+    blobs: Vec<&'a Blob>,
+    end: f32,
+    all_marks: bool,
+}
+
+/// A run's blobs parted into its dot leaders (`is_leader`, true) and the stretches between
+/// them: a table of contents' leader runs up to its page number, which DB may miss.
+fn leaders_apart<'a>(blobs: &'a [&'a Blob], h: f32) -> Vec<(&'a [&'a Blob], bool)> {
+    let mut parts: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
+    let mut i = 0;
+    while i < blobs.len() {
+        let dots = i + blobs[i..].iter().take_while(|b| is_dot(b, h)).count();
+        if is_leader(&blobs[i..dots], h) {
+            parts.push((i..dots, true));
+            i = dots;
+            continue;
+        }
+        let end = dots.max(i + 1);
+        match parts.last_mut() {
+            Some((r, false)) => r.end = end,
+            _ => parts.push((i..end, false)),
+        }
+        i = end;
+    }
+    parts.into_iter().map(|(r, leader)| (&blobs[r], leader)).collect()
+}
+
+/// Whether a blob on a row of height `h` (strip pixels) may be a leader's dot: a full stop's
+/// size and shape, on the baseline.
+fn is_dot(b: &&Blob, h: f32) -> bool {
+    let (bw, bh) = (b.x1 - b.x0, b.y1 - b.y0);
+    bw.max(bh) <= LEADER_DOT_MAX * h
+        && bw.max(bh) <= LEADER_DOT_MAX_ASPECT * bw.min(bh)
+        && (b.y0 + b.y1) / 2.0 >= LEADER_DOT_MIN_CENTRE * h
+}
+
+/// Whether a run of blobs on a row of height `h` (strip pixels) is a dot leader: at least
+/// `LEADER_MIN_DOTS` full stops on one baseline, evenly spaced (`leader_pitch`).
+fn is_leader(blobs: &[&Blob], h: f32) -> bool {
+    let centres: Vec<f32> = blobs.iter().map(|b| (b.y0 + b.y1) / 2.0).collect();
+    let rise = centres.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+        - centres.iter().copied().fold(f32::INFINITY, f32::min);
+    blobs.len() >= LEADER_MIN_DOTS
+        && blobs.iter().all(|b| is_dot(b, h))
+        && rise <= LEADER_MAX_RISE * h
+        && leader_pitch(blobs.iter().map(|b| (b.x0 + b.x1) / 2.0)).is_some()
+}
+
+/// The pitch of dots at `centres` (left to right) set evenly, the median step, where every
+/// step is one pitch or two (a dot too faint to keep at the page's ink level), within
+/// `LEADER_PITCH_TOLERANCE`; None for uneven dots.
+fn leader_pitch(centres: impl Iterator<Item = f32>) -> Option<f32> {
+    let centres: Vec<f32> = centres.collect();
+    let mut steps: Vec<f32> = centres.windows(2).map(|w| w[1] - w[0]).collect();
+    steps.sort_by(f32::total_cmp);
+    let pitch = *steps.get(steps.len() / 2)?;
+    let even = |step: &f32| {
+        let k = (step / pitch).round();
+        (1.0..=2.0).contains(&k) && (step / pitch - k).abs() <= LEADER_PITCH_TOLERANCE
+    };
+    (pitch > 0.0 && steps.iter().all(even)).then_some(pitch)
+}
+
+/// The line the dot leader in `quad` (a row's height) reads as: a full stop for each dot,
+/// with a space between dots set wide apart (`LEADER_SPACED_PITCH`); None where its ink is
+/// no leader (`is_leader`). Leaders found beside the lines are read so, and detected lines
+/// recognition read as dots alone, which it reads without their spaces and miscounts
+/// (12s0324's "Total ....", ". . . . . . . . ." in its text layer).
+pub fn leader_line(img: &RgbImage, quad: &Quad, ink: Ink) -> Option<OcrLine> {
+    let s = ink_strip(img, quad, ink);
+    let (wf, hf) = (s.w as f32, s.h as f32);
+    let blobs = strip_to_blobs(&s);
+    let mut dots: Vec<&Blob> = blobs.iter().filter(|b| !b.is_neighbours(hf)).collect();
+    dots.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+    if !is_leader(&dots, hf) {
+        return None;
+    }
+    let spans: Vec<[f32; 2]> = dots.iter().map(|d| [d.x0, d.x1]).collect();
+    let pitch = leader_pitch(spans.iter().map(|d| (d[0] + d[1]) / 2.0));
+    // A dot missed between two is put back midway, as wide as the two's mean.
+    let spans: Vec<[f32; 2]> = match pitch {
+        Some(p) => spans
+            .windows(2)
+            .flat_map(|w| {
+                let (a, b) = (w[0], w[1]);
+                let missed = (b[0] + b[1] - a[0] - a[1]) / 2.0 >= 1.5 * p;
+                let (mid, half) = ((a[0] + a[1] + b[0] + b[1]) / 4.0, (a[1] - a[0] + b[1] - b[0]) / 4.0);
+                std::iter::once(a).chain(missed.then_some([mid - half, mid + half]))
+            })
+            .chain(spans.last().copied())
+            .collect(),
+        None => spans,
+    };
+    let spaced = pitch.is_some_and(|p| p >= LEADER_SPACED_PITCH * hf);
+    let char_at =
+        |ch, [x0, x1]: [f32; 2]| OcrChar { ch, quad: quad.slice(x0 / wf, x1 / wf), confidence: SHAPE_CONFIDENCE };
+    let mut chars = Vec::with_capacity(2 * spans.len());
+    for (i, &d) in spans.iter().enumerate() {
+        if spaced && i > 0 {
+            chars.push(char_at(' ', [spans[i - 1][1], d[0]]));
+        }
+        chars.push(char_at('.', d));
+    }
+    (!chars.is_empty()).then(|| OcrLine {
+        quad: *quad,
+        text: chars.iter().map(|c| c.ch).collect(),
+        chars,
+        confidence: SHAPE_CONFIDENCE,
+        latin: None,
+    })
 }
 
 /// The bullet a detected line spanning [a, b) of a row's strip (fractions) is, where DB boxed
@@ -811,6 +987,82 @@ mod tests {
         assert_eq!(found.iter().map(|(_, f)| *f).collect::<Vec<_>>(), vec![Found::Dash], "{found:?}");
         let [x0, y0, x1, y1] = found[0].0.bounds();
         assert!(x0 < 301.0 && x1 > 308.0 && y0 > 20.0 && y1 > 50.0, "at the cell's height: {:?}", found[0].0);
+    }
+
+    /// A page with one detected line (x 20..200, y 15..45) and a full stop's dot (4 px, 0.13 of
+    /// the row) on its baseline at each of `xs`, drawn beside it after `draw`: what is found
+    /// there, and the text each leader found reads as.
+    fn leaders_beside_a_line(xs: impl Iterator<Item = u32>, draw: impl Fn(&mut RgbImage)) -> Vec<(Found, String)> {
+        let mut img = glyphs(420, 60, &[(30..190, 20, 18)]);
+        xs.for_each(|x| paint(&mut img, x, 35, 4, 4));
+        draw(&mut img);
+        let ink = Ink::of_page(&img);
+        marks_beside_lines(&img, &[rect(20.0, 15.0, 200.0, 45.0)], ink)
+            .into_iter()
+            .map(|(q, found)| {
+                let text = if found == Found::Leader { leader_line(&img, &q, ink).map(|l| l.text) } else { None };
+                (found, text.unwrap_or_default())
+            })
+            .collect()
+    }
+
+    fn leader(text: &str) -> Vec<(Found, String)> {
+        vec![(Found::Leader, text.to_string())]
+    }
+
+    #[test]
+    fn dots_set_evenly_on_the_baseline_are_a_leader_read_dot_by_dot_spaced_as_set() {
+        // 12 px apart on a row 30 high (0.4 of it): ". . ." as 12s0324 sets its leaders.
+        assert_eq!(leaders_beside_a_line((230..380).step_by(12), |_| {}), leader(&[". "; 13].concat()[..25]));
+        // 7 px apart (0.23): a run of full stops.
+        assert_eq!(leaders_beside_a_line((230..300).step_by(7), |_| {}), leader(&".".repeat(10)));
+    }
+
+    #[test]
+    fn a_dot_too_faint_to_see_in_a_leader_is_put_back() {
+        let xs = (230..380).step_by(12).filter(|&x| x != 290);
+        assert_eq!(leaders_beside_a_line(xs, |_| {}), leader(&[". "; 13].concat()[..25]));
+    }
+
+    #[test]
+    fn dots_set_unevenly_or_at_mid_row_are_no_leader() {
+        let uneven = [230, 236, 260, 266, 300, 306, 340];
+        let found = leaders_beside_a_line(uneven.into_iter(), |_| {});
+        assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![Found::Mark], "{found:?}");
+        let found = leaders_beside_a_line(std::iter::empty(), |img| {
+            (230..380).step_by(12).for_each(|x| paint(img, x, 28, 4, 4));
+        });
+        assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![Found::Mark], "middle dots: {found:?}");
+    }
+
+    #[test]
+    fn a_leader_ending_at_a_boxs_corner_or_under_the_row_aboves_descenders_is_still_one() {
+        // f1040: the leader runs into the corner of a box for the line's figure (its left edge
+        // and top edge, 0.4 rows of ink across); 12s0324: the row above's descenders reach
+        // a few pixels into the row between the dots.
+        let found = leaders_beside_a_line((230..350).step_by(12), |img| {
+            paint(img, 360, 0, 2, 60);
+            paint(img, 360, 18, 12, 2);
+            (236..350).step_by(24).for_each(|x| paint(img, x, 12, 4, 5));
+        });
+        assert_eq!(found, leader(&[". "; 10].concat()[..19]));
+    }
+
+    #[test]
+    fn a_detected_line_read_as_dots_alone_is_read_again_as_its_leader() {
+        let mut img = RgbImage::from_pixel(200, 30, image::Rgb([250, 250, 250]));
+        (20..180).step_by(12).for_each(|x| paint(&mut img, x, 20, 4, 4));
+        let Some(line) = leader_line(&img, &rect(10.0, 0.0, 190.0, 30.0), Ink::of_page(&img)) else {
+            panic!("no leader")
+        };
+        assert_eq!(line.text, [". "; 14].concat()[..27]);
+        let [x0, _, x1, _] = line.chars[2].quad.bounds();
+        assert!((31.0..=33.0).contains(&x0) && (35.0..=37.0).contains(&x1), "the second dot: {x0} {x1}");
+        paint(&mut img, 100, 5, 8, 20);
+        assert!(leader_line(&img, &rect(10.0, 0.0, 190.0, 30.0), Ink::of_page(&img)).is_none(), "a glyph among them");
+        let read = |s: &str| read(s, 0.9);
+        assert!(is_read_as_dots(&read("...")) && is_read_as_dots(&read(". …")));
+        assert!(!is_read_as_dots(&read(" ")) && !is_read_as_dots(&read("..:")));
     }
 
     #[test]
