@@ -678,7 +678,10 @@ pub fn leader_line(img: &RgbImage, quad: &Quad, ink: Ink) -> Option<OcrLine> {
     let s = ink_strip(img, quad, ink);
     let (wf, hf) = (s.w as f32, s.h as f32);
     let blobs = strip_to_blobs(&s);
-    let mut dots: Vec<&Blob> = blobs.iter().filter(|b| !b.is_neighbours(hf)).collect();
+    // Ink past the quad's ends other than a dot is a rule along the row or a neighbour's, as
+    // `strip_to_marks` takes it (a table's rule under 12s0324's leaders).
+    let past_the_ends = |b: &Blob| (b.x0 == 0.0 || b.x1 == wf) && !is_dot(&b, hf);
+    let mut dots: Vec<&Blob> = blobs.iter().filter(|b| !b.is_neighbours(hf) && !past_the_ends(b)).collect();
     dots.sort_by(|a, b| a.x0.total_cmp(&b.x0));
     if !is_leader(&dots, hf) {
         return None;
@@ -1058,6 +1061,10 @@ mod tests {
         assert_eq!(line.text, [". "; 14].concat()[..27]);
         let [x0, _, x1, _] = line.chars[2].quad.bounds();
         assert!((31.0..=33.0).contains(&x0) && (35.0..=37.0).contains(&x1), "the second dot: {x0} {x1}");
+        // A table's rule along the row, under the dots and past the quad's ends, is no part of it.
+        paint(&mut img, 0, 27, 200, 1);
+        let under = leader_line(&img, &rect(10.0, 0.0, 190.0, 30.0), Ink::of_page(&img)).map(|l| l.text);
+        assert_eq!(under.as_deref(), Some(&[". "; 14].concat()[..27]));
         paint(&mut img, 100, 5, 8, 20);
         assert!(leader_line(&img, &rect(10.0, 0.0, 190.0, 30.0), Ink::of_page(&img)).is_none(), "a glyph among them");
         let read = |s: &str| read(s, 0.9);
