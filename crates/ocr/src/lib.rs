@@ -542,7 +542,8 @@ impl Engine {
     /// (`marks::is_ring_read_as_zero`), marks not read as marks (`marks::is_mark`), strokes
     /// not read as one (`marks::is_stroke`) and drop capitals not read as a capital
     /// (`initials::is_initial`) are left out. Bullets, dashes and dot leaders are read by their
-    /// shape, and so are lines read as dots alone that are leaders (`marks::leader_line`).
+    /// shape, and so are lines read as dots alone that are leaders (`marks::leader_line`) and
+    /// runs of dots inside lines (`marks::dot_runs_to_leaders`).
     pub async fn recognize_batch(&self, img: &RgbImage, batch: &Batch) -> Result<Vec<OcrLine>, OcrError> {
         let ink = || batch.ink.unwrap_or_else(|| marks::Ink::of_page(img));
         match batch.reading {
@@ -555,13 +556,15 @@ impl Engine {
             _ => {}
         }
         let mut lines = self.recognize_quads(img, batch).await?;
+        let has_dots = |l: &OcrLine| l.text.contains("..") || marks::is_read_as_dots(&l.chars);
         match batch.reading {
-            Reading::Line if lines.iter().any(|l| l.text == "0" || marks::is_read_as_dots(&l.chars)) => {
+            Reading::Line if lines.iter().any(|l| l.text == "0" || has_dots(l)) => {
                 let ink = ink();
                 lines.retain(|l| !marks::is_ring_read_as_zero(img, l, ink));
-                for l in lines.iter_mut().filter(|l| marks::is_read_as_dots(&l.chars)) {
-                    if let Some(leader) = marks::leader_line(img, &l.quad, ink) {
-                        *l = leader;
+                for l in lines.iter_mut().filter(|l| has_dots(l)) {
+                    match marks::is_read_as_dots(&l.chars).then(|| marks::leader_line(img, &l.quad, ink)).flatten() {
+                        Some(leader) => *l = leader,
+                        None => marks::dot_runs_to_leaders(img, l, ink),
                     }
                 }
             }

@@ -113,6 +113,15 @@ const LEADER_PITCH_TOLERANCE: f32 = 0.25;
 /// A leader's dots this far apart (row heights) or more had spaces between them: a run of
 /// full stops is a quarter em apart (0.19–0.23 of a row), ". . ." twice that (12s0324's 0.37).
 const LEADER_SPACED_PITCH: f32 = 0.3;
+/// Row heights searched beyond a run of full stops' CTC steps, which place a glyph to within a
+/// step (a sixth of a row) or so: a dot the run's steps cut would part the leader.
+const DOT_RUN_PAD: f32 = 0.15;
+/// A run of full stops recognition read is a leader's where its dots run on within this many
+/// rows after it (f1040's leader pitch is 1.06 rows, 12s0324's 0.37); an ellipsis stops.
+const DOT_RUN_ON: f32 = 1.2;
+/// A run of full stops recognition read is a leader's from two dots evenly set: what a
+/// leader alone needs three of to tell it from specks, the reading already tells.
+const DOT_RUN_MIN_DOTS: usize = 2;
 /// The page's ink level is taken from every this-many-th pixel, both ways.
 const HISTOGRAM_STEP: usize = 4;
 /// Recognition must be this sure of a mark (mean probability of its characters other than
@@ -618,7 +627,7 @@ fn leaders_apart<'a>(blobs: &'a [&'a Blob], h: f32) -> Vec<(&'a [&'a Blob], bool
     let mut i = 0;
     while i < blobs.len() {
         let dots = i + blobs[i..].iter().take_while(|b| is_dot(b, h)).count();
-        if is_leader(&blobs[i..dots], h) {
+        if is_leader(&blobs[i..dots], h, LEADER_MIN_DOTS) {
             parts.push((i..dots, true));
             i = dots;
             continue;
@@ -643,12 +652,12 @@ fn is_dot(b: &&Blob, h: f32) -> bool {
 }
 
 /// Whether a run of blobs on a row of height `h` (strip pixels) is a dot leader: at least
-/// `LEADER_MIN_DOTS` full stops on one baseline, evenly spaced (`leader_pitch`).
-fn is_leader(blobs: &[&Blob], h: f32) -> bool {
+/// `min_dots` full stops on one baseline, evenly spaced (`leader_pitch`).
+fn is_leader(blobs: &[&Blob], h: f32, min_dots: usize) -> bool {
     let centres: Vec<f32> = blobs.iter().map(|b| (b.y0 + b.y1) / 2.0).collect();
     let rise = centres.iter().copied().fold(f32::NEG_INFINITY, f32::max)
         - centres.iter().copied().fold(f32::INFINITY, f32::min);
-    blobs.len() >= LEADER_MIN_DOTS
+    blobs.len() >= min_dots
         && blobs.iter().all(|b| is_dot(b, h))
         && rise <= LEADER_MAX_RISE * h
         && leader_pitch(blobs.iter().map(|b| (b.x0 + b.x1) / 2.0)).is_some()
@@ -675,6 +684,11 @@ fn leader_pitch(centres: impl Iterator<Item = f32>) -> Option<f32> {
 /// recognition read as dots alone, which it reads without their spaces and miscounts
 /// (12s0324's "Total ....", ". . . . . . . . ." in its text layer).
 pub fn leader_line(img: &RgbImage, quad: &Quad, ink: Ink) -> Option<OcrLine> {
+    leader_of(img, quad, ink, LEADER_MIN_DOTS)
+}
+
+/// The line a dot leader of at least `min_dots` dots in `quad` reads as (see `leader_line`).
+fn leader_of(img: &RgbImage, quad: &Quad, ink: Ink, min_dots: usize) -> Option<OcrLine> {
     let s = ink_strip(img, quad, ink);
     let (wf, hf) = (s.w as f32, s.h as f32);
     let blobs = strip_to_blobs(&s);
@@ -683,7 +697,7 @@ pub fn leader_line(img: &RgbImage, quad: &Quad, ink: Ink) -> Option<OcrLine> {
     let past_the_ends = |b: &Blob| (b.x0 == 0.0 || b.x1 == wf) && !is_dot(&b, hf);
     let mut dots: Vec<&Blob> = blobs.iter().filter(|b| !b.is_neighbours(hf) && !past_the_ends(b)).collect();
     dots.sort_by(|a, b| a.x0.total_cmp(&b.x0));
-    if !is_leader(&dots, hf) {
+    if !is_leader(&dots, hf, min_dots) {
         return None;
     }
     let spans: Vec<[f32; 2]> = dots.iter().map(|d| [d.x0, d.x1]).collect();
@@ -719,6 +733,45 @@ pub fn leader_line(img: &RgbImage, quad: &Quad, ink: Ink) -> Option<OcrLine> {
         confidence: SHAPE_CONFIDENCE,
         latin: None,
     })
+}
+
+/// Runs of two or more full stops recognition read inside a detected line, re-read by their
+/// ink as `leader_line` reads a leader: where DB boxed a leader's first dots with its label,
+/// recognition read them without their spaces and miscounted ("Arson..", "Fraud..." for
+/// 12s0324's "Arson . . .", "Fraud . . ."). A run whose ink is no leader, or whose dots
+/// stop with it (an ellipsis: "More Lines..." in pdffill-demo's screenshot, its dots set wide
+/// in a pixel font), keeps its reading.
+pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
+    let (w, h) = (line.quad.width().max(1.0), line.quad.height());
+    // Where a character's quad starts and ends along the line, as fractions of it.
+    let along = |p: Point| (line.quad.in_frame(p)[0] * h / w).clamp(0.0, 1.0);
+    let pad = DOT_RUN_PAD * h / w;
+    let mut chars = Vec::with_capacity(line.chars.len());
+    let mut i = 0;
+    while i < line.chars.len() {
+        let run = line.chars[i..].iter().take_while(|c| c.ch == '.').count();
+        if run >= 2 {
+            let (first, last) = (&line.chars[i], &line.chars[i + run - 1]);
+            let (a, b) = ((along(first.quad.0[0]) - pad).max(0.0), (along(last.quad.0[1]) + pad).min(1.0));
+            let dots = |b: f32| {
+                let leader = leader_of(img, &line.quad.slice(a, b), ink, DOT_RUN_MIN_DOTS);
+                leader.map(|l| (l.chars.iter().filter(|c| c.ch == '.').count(), l))
+            };
+            // The leader runs on past the run (an ellipsis stops), beyond the line's box too.
+            if let Some((n, leader)) = dots(b)
+                && dots(b + DOT_RUN_ON * h / w).is_some_and(|(more, _)| more > n)
+            {
+                chars.extend(leader.chars);
+                i += run;
+                continue;
+            }
+        }
+        let n = run.max(1);
+        chars.extend_from_slice(&line.chars[i..i + n]);
+        i += n;
+    }
+    line.text = chars.iter().map(|c| c.ch).collect();
+    line.chars = chars;
 }
 
 /// The bullet a detected line spanning [a, b) of a row's strip (fractions) is, where DB boxed
@@ -1070,6 +1123,46 @@ mod tests {
         let read = |s: &str| read(s, 0.9);
         assert!(is_read_as_dots(&read("...")) && is_read_as_dots(&read(". …")));
         assert!(!is_read_as_dots(&read(" ")) && !is_read_as_dots(&read("..:")));
+    }
+
+    #[test]
+    fn a_run_of_dots_read_inside_a_line_is_read_again_by_its_ink() {
+        // A label with its leader's first dots in one detected line, the dots read as a run:
+        // spaced as set where the leader runs on past them (12s0324's "Arson.." for "Arson . ."),
+        // and an ellipsis, tight or wide, or dots with a glyph among them, read as recognition
+        // read them.
+        let line_of = |img: &RgbImage, spans: &[(char, f32, f32)]| {
+            let quad = rect(10.0, 0.0, 190.0, 30.0);
+            let chars: Vec<OcrChar> = spans
+                .iter()
+                .map(|&(ch, x0, x1)| OcrChar { ch, quad: rect(x0, 0.0, x1, 30.0), confidence: 0.9 })
+                .collect();
+            let mut line =
+                OcrLine { quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence: 0.9, latin: None };
+            dot_runs_to_leaders(img, &mut line, Ink::of_page(img));
+            assert_eq!(line.text, line.chars.iter().map(|c| c.ch).collect::<String>());
+            line.text
+        };
+        let label = |dots: &[u32]| {
+            let mut img = RgbImage::from_pixel(200, 30, image::Rgb([250, 250, 250]));
+            paint(&mut img, 14, 6, 26, 18);
+            dots.iter().for_each(|&x| paint(&mut img, x, 19, 4, 4));
+            img
+        };
+        let spaced = label(&[46, 57, 68, 79]);
+        assert_eq!(line_of(&spaced, &[('X', 10.0, 42.0), ('.', 44.0, 52.0), ('.', 54.0, 62.0)]), "X. .");
+        let tight = label(&[46, 52, 58]);
+        let ellipsis = [('X', 10.0, 42.0), ('.', 44.0, 50.0), ('.', 50.0, 56.0), ('.', 56.0, 62.0)];
+        assert_eq!(line_of(&tight, &ellipsis), "X...");
+        let stops = label(&[46, 57]);
+        assert_eq!(
+            line_of(&stops, &[('X', 10.0, 42.0), ('.', 44.0, 52.0), ('.', 54.0, 62.0)]),
+            "X..",
+            "no leader runs on"
+        );
+        let mut among = label(&[46, 57, 68, 79]);
+        paint(&mut among, 52, 8, 3, 15);
+        assert_eq!(line_of(&among, &[('X', 10.0, 42.0), ('.', 44.0, 52.0), ('.', 54.0, 62.0)]), "X..");
     }
 
     #[test]
