@@ -11,8 +11,7 @@
 use image::RgbImage;
 
 use crate::det::mask_to_components;
-use crate::marks::{grey, grey_histogram, otsu};
-use crate::rec::{Decoded, LINE_HEIGHT};
+use crate::rec::{Decoded, InkSplit, LINE_HEIGHT};
 
 /// Least wander of a curly mark's ink: how far the middles of its rows move across, per row
 /// of its height. A comma's tail swings out from its head and curls back, a curly sans-serif
@@ -62,11 +61,9 @@ pub fn curl_quotes(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
     }
 }
 
-/// A crop's grey levels, its ink (the smaller side of its Otsu split) and the ink's blobs.
+/// A crop's ink (the smaller side of its Otsu split) and the ink's blobs.
 struct CropInk {
-    greys: Vec<u8>,
-    level: u8,
-    dark: bool,
+    split: InkSplit,
     w: usize,
     h: usize,
     /// Each blob's box: first and last column, first and last row.
@@ -78,10 +75,8 @@ struct CropInk {
 impl CropInk {
     fn of(crop: &RgbImage) -> CropInk {
         let (w, h) = (crop.width() as usize, crop.height() as usize);
-        let level = otsu(&grey_histogram(crop));
-        let greys: Vec<u8> = crop.pixels().map(grey).collect();
-        let dark = 2 * greys.iter().filter(|&&g| g <= level).count() <= greys.len();
-        let ink: Vec<bool> = greys.iter().map(|&g| (g <= level) == dark).collect();
+        let split = InkSplit::of(crop);
+        let ink = split.mask();
         let mut owner = vec![usize::MAX; ink.len()];
         let mut boxes = Vec::new();
         for (k, blob) in mask_to_components(&ink, w, h).into_iter().enumerate() {
@@ -92,14 +87,14 @@ impl CropInk {
             }
             boxes.push(b);
         }
-        CropInk { greys, level, dark, w, h, boxes, owner }
+        CropInk { split, w, h, boxes, owner }
     }
 
     /// How much of a pixel is ink, from 0 (paper) to 1 (at the ink's level or beyond), so that
     /// a glyph's edge weighs by its grey.
     fn weight(&self, i: usize) -> f32 {
-        let (g, l) = (self.greys[i] as f32, self.level as f32);
-        let w = if self.dark { (255.0 - g) / (255.0 - l).max(1.0) } else { g / l.max(1.0) };
+        let (g, l) = (self.split.greys[i] as f32, self.split.level as f32);
+        let w = if self.split.dark { (255.0 - g) / (255.0 - l).max(1.0) } else { g / l.max(1.0) };
         w.clamp(0.0, 1.0)
     }
 

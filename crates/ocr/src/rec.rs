@@ -166,12 +166,30 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
     }
 }
 
-/// The ink of a crop, pixel by pixel: the smaller side of its Otsu split.
+/// A crop's grey levels and their Otsu split, whose smaller side is the ink.
+pub(crate) struct InkSplit {
+    pub greys: Vec<u8>,
+    pub level: u8,
+    /// Whether the ink is the dark side (dark text on light paper).
+    pub dark: bool,
+}
+
+impl InkSplit {
+    pub fn of(crop: &RgbImage) -> InkSplit {
+        let level = marks::otsu(&marks::grey_histogram(crop));
+        let greys: Vec<u8> = crop.pixels().map(marks::grey).collect();
+        let dark = 2 * greys.iter().filter(|&&g| g <= level).count() <= greys.len();
+        InkSplit { greys, level, dark }
+    }
+
+    /// The ink, pixel by pixel.
+    pub fn mask(&self) -> Vec<bool> {
+        self.greys.iter().map(|&g| (g <= self.level) == self.dark).collect()
+    }
+}
+
 fn ink_mask(crop: &RgbImage) -> Vec<bool> {
-    let level = marks::otsu(&marks::grey_histogram(crop));
-    let greys: Vec<u8> = crop.pixels().map(marks::grey).collect();
-    let dark = greys.iter().filter(|&&g| g <= level).count();
-    greys.iter().map(|&g| (g <= level) == (2 * dark <= greys.len())).collect()
+    InkSplit::of(crop).mask()
 }
 
 /// Ink pixels in each column of a line's crop.
