@@ -633,6 +633,22 @@ fn a_tables_asterisks_read_as_asterisks_in_their_rows() {
     }
 }
 
+/// nics-background-checks' page shown turned a quarter (`/Rotate 90`), read by OCR: its
+/// boxes of one figure ("0", about as long as high, so DB leaves them unturned) outnumber its
+/// turned lines of figures, and voted the page upright, which was then read across its
+/// columns ("71,137 7,095 27,087 …", the Totals column as one line: CER 0.694 against the
+/// text layer). Lines vote by their length now (`geometry::reading_angle`).
+#[test]
+fn a_table_page_turned_a_quarter_reads_along_its_rows() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("pdfplumber/tests/pdfs/nics-background-checks-2015-11-rotated.pdf");
+    let (want, got) = (&page_one_native(&path), &page_one_by_ocr(&path, &engine(&dir)));
+    let c = cer(got, want);
+    println!("ocr nics-background-checks-2015-11-rotated page 1: CER {c:.4}");
+    assert!(got.lines().any(|l| l.starts_with("Alabama 18,870 23,022 22,650") && l.ends_with("71,137")), "{got}");
+    assert!(c <= 0.02, "CER {c:.4}: {got}");
+}
+
 /// Marks detection does not box, each one blob of ink alone on its row: superscript.pdf's
 /// "-" for an empty cell (CER 0.150 against the text layer without them), eu-017's bullets,
 /// which recognition read as "0" or as nothing, and la-precinct-bulletin's page number "1"
