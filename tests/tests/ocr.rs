@@ -649,6 +649,23 @@ fn a_table_page_turned_a_quarter_reads_along_its_rows() {
     assert!(c <= 0.02, "CER {c:.4}: {got}");
 }
 
+/// Full stops and hyphens told by where their ink stands against the baseline
+/// (`glyphs::stops_and_hyphens`): recognition read failing_sort's oblong full stops as "-"
+/// ("J-, sehensw-", "06-09" for "J., sehensw.", "06.09") and issue-90's minus signs in cells
+/// of one figure as "." (".1" for "-1").
+#[test]
+fn full_stops_and_hyphens_read_by_where_their_ink_stands() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let read = |file: &str| page_one_by_ocr(&corpus.join(file), &models);
+    let failing_sort = read("tabula-java/src/test/resources/technology/tabula/failing_sort.pdf");
+    assert!(failing_sort.contains("ab 6 J., sehensw. 20:00") && failing_sort.contains("So, 06.09"), "{failing_sort}");
+    assert!(!failing_sort.contains("J-,") && !failing_sort.contains("sehensw-"), "{failing_sort}");
+    let issue_90 = read("pdfplumber/tests/pdfs/issue-90-example.pdf");
+    assert!(issue_90.contains("5.00 -0.50 -1 -1 -1 -2 -1 -1 -1 -1 0 4.50"), "{issue_90}");
+    assert!(issue_90.contains("6.00 -0.43 -2 -1 -1 -1 -1 -1 -1 0 1 5.57"), "{issue_90}");
+}
+
 /// Marks detection does not box, each one blob of ink alone on its row: superscript.pdf's
 /// "-" for an empty cell (CER 0.150 against the text layer without them), eu-017's bullets,
 /// which recognition read as "0" or as nothing, and la-precinct-bulletin's page number "1"

@@ -10,8 +10,8 @@
 
 use image::RgbImage;
 
-use crate::det::mask_to_components;
-use crate::rec::{Decoded, InkSplit, LINE_HEIGHT};
+use crate::glyphs::{CropInk, steps_span};
+use crate::rec::Decoded;
 
 /// Least wander of a curly mark's ink: how far the middles of its rows move across, per row
 /// of its height. A comma's tail swings out from its head and curls back, a curly sans-serif
@@ -24,9 +24,6 @@ const CURLY_MIN_WANDER: f32 = 0.07;
 const MARK_HEIGHT: [f32; 2] = [0.12, 0.45];
 /// ... and starts in this top share of the crop, as quotation marks hang from the cap height.
 const MARK_MAX_TOP: f32 = 0.4;
-/// Crop heights searched beyond the columns of a mark's CTC steps, which place a glyph to
-/// within a step or so.
-const SEARCH_PAD: f32 = 0.15;
 /// Marks before an opening quotation mark, besides a space or the line's start.
 const BEFORE_OPENING: &[char] = &['(', '[', '{', '—', '–'];
 
@@ -40,13 +37,10 @@ pub fn curl_quotes(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
     }
     let ink = CropInk::of(crop);
     for i in 0..decoded.len() {
-        let d = &decoded[i];
-        if !matches!(d.ch, '\'' | '"') {
+        if !matches!(decoded[i].ch, '\'' | '"') {
             continue;
         }
-        let end = decoded.get(i + 1).map_or(d.last_step + 1, |n| n.first_step.min(d.last_step + 1));
-        let span = [d.first_step as f32 * step_px, end as f32 * step_px];
-        if ink.mark_wander(span).is_none_or(|w| w < CURLY_MIN_WANDER) {
+        if mark_wander(&ink, steps_span(decoded, i, step_px)).is_none_or(|w| w < CURLY_MIN_WANDER) {
             continue;
         }
         let before = i.checked_sub(1).map(|k| decoded[k].ch);
@@ -61,76 +55,29 @@ pub fn curl_quotes(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
     }
 }
 
-/// A crop's ink (the smaller side of its Otsu split) and the ink's blobs.
-struct CropInk {
-    split: InkSplit,
-    w: usize,
-    h: usize,
-    /// Each blob's box: first and last column, first and last row.
-    boxes: Vec<[usize; 4]>,
-    /// The blob each pixel belongs to; `usize::MAX` for paper.
-    owner: Vec<usize>,
-}
-
-impl CropInk {
-    fn of(crop: &RgbImage) -> CropInk {
-        let (w, h) = (crop.width() as usize, crop.height() as usize);
-        let split = InkSplit::of(crop);
-        let ink = split.mask();
-        let mut owner = vec![usize::MAX; ink.len()];
-        let mut boxes = Vec::new();
-        for (k, blob) in mask_to_components(&ink, w, h).into_iter().enumerate() {
-            let mut b = [usize::MAX, usize::MAX, 0, 0];
-            for i in blob {
-                owner[i] = k;
-                b = [b[0].min(i % w), b[1].min(i / w), b[2].max(i % w), b[3].max(i / w)];
-            }
-            boxes.push(b);
-        }
-        CropInk { split, w, h, boxes, owner }
-    }
-
-    /// How much of a pixel is ink, from 0 (paper) to 1 (at the ink's level or beyond), so that
-    /// a glyph's edge weighs by its grey.
-    fn weight(&self, i: usize) -> f32 {
-        let (g, l) = (self.split.greys[i] as f32, self.split.level as f32);
-        let w = if self.split.dark { (255.0 - g) / (255.0 - l).max(1.0) } else { g / l.max(1.0) };
-        w.clamp(0.0, 1.0)
-    }
-
-    /// The wander of the quotation mark nearest the middle of columns `span`: None where no ink
-    /// there is a mark's size and place (`MARK_HEIGHT`, `MARK_MAX_TOP`).
-    fn mark_wander(&self, [x0, x1]: [f32; 2]) -> Option<f32> {
-        let (w, h) = (self.w, self.h as f32);
-        let pad = SEARCH_PAD * LINE_HEIGHT as f32;
-        let (lo, hi, mid) = (x0 - pad, x1 + pad, (x0 + x1) / 2.0);
-        let centre = |[bx0, _, bx1, _]: &[usize; 4]| (bx0 + bx1 + 1) as f32 / 2.0;
-        let (k, &[bx0, by0, bx1, by1]) = self
-            .boxes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| {
-                let height = (b[3] - b[1] + 1) as f32;
-                (lo..=hi).contains(&centre(b))
-                    && (MARK_HEIGHT[0] * h..=MARK_HEIGHT[1] * h).contains(&height)
-                    && b[1] as f32 <= MARK_MAX_TOP * h
-            })
-            .min_by(|(_, a), (_, b)| (centre(a) - mid).abs().total_cmp(&(centre(b) - mid).abs()))?;
-        // The mark's pixels and the paper's edge about them (its grey fringe), not a
-        // neighbour's ink.
-        let mut pixels = Vec::new();
-        for y in by0.saturating_sub(1)..(by1 + 2).min(self.h) {
-            for x in bx0.saturating_sub(1)..(bx1 + 2).min(w) {
-                let i = y * w + x;
-                let near = (y.saturating_sub(1)..(y + 2).min(self.h))
-                    .any(|ny| (x.saturating_sub(1)..(x + 2).min(w)).any(|nx| self.owner[ny * w + nx] == k));
-                if near && (self.owner[i] == k || self.owner[i] == usize::MAX) {
-                    pixels.push((x as f32, y as f32, self.weight(i)));
-                }
+/// The wander of the quotation mark nearest the middle of columns `span`: None where no ink
+/// there is a mark's size and place (`MARK_HEIGHT`, `MARK_MAX_TOP`).
+fn mark_wander(ink: &CropInk, span: [f32; 2]) -> Option<f32> {
+    let (w, h) = (ink.w, ink.h as f32);
+    let k = ink.nearest(span, |b| {
+        let height = (b[3] - b[1] + 1) as f32;
+        (MARK_HEIGHT[0] * h..=MARK_HEIGHT[1] * h).contains(&height) && b[1] as f32 <= MARK_MAX_TOP * h
+    })?;
+    let [bx0, by0, bx1, by1] = ink.boxes[k];
+    // The mark's pixels and the paper's edge about them (its grey fringe), not a
+    // neighbour's ink.
+    let mut pixels = Vec::new();
+    for y in by0.saturating_sub(1)..(by1 + 2).min(ink.h) {
+        for x in bx0.saturating_sub(1)..(bx1 + 2).min(w) {
+            let i = y * w + x;
+            let near = (y.saturating_sub(1)..(y + 2).min(ink.h))
+                .any(|ny| (x.saturating_sub(1)..(x + 2).min(w)).any(|nx| ink.owner[ny * w + nx] == k));
+            if near && (ink.owner[i] == k || ink.owner[i] == usize::MAX) {
+                pixels.push((x as f32, y as f32, ink.weight(i)));
             }
         }
-        Some(wander(&pixels, by0 as f32, by1 as f32))
     }
+    Some(wander(&pixels, by0 as f32, by1 as f32))
 }
 
 /// How far the middles of a mark's rows `top..=bottom` wander across, per row of its height,

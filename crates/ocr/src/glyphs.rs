@@ -1,0 +1,234 @@
+//! A line's crop as blobs of ink, to tell apart glyphs the recognition model confuses by
+//! their shape and place: quotation marks (`quotes`), full stops and hyphens
+//! (`stops_and_hyphens`).
+
+use image::RgbImage;
+
+use crate::det::mask_to_components;
+use crate::rec::{Decoded, InkSplit, LINE_HEIGHT};
+
+/// Crop heights searched beyond the columns of a glyph's CTC steps, which place it to within
+/// a step or so.
+const SEARCH_PAD: f32 = 0.15;
+/// Blobs at least this share of the crop's height are letters or figures: x-height letters
+/// are about a third of it, full stops, hyphens and commas less than a fifth.
+const LETTER_MIN_HEIGHT: f32 = 0.25;
+/// The baseline a glyph is judged against is the highest foot of the three letters nearest
+/// it (one may descend) within two crop heights (about four letters) of it.
+const BASELINE_LETTERS: usize = 3;
+const BASELINE_REACH: f32 = 2.0;
+/// A full stop's or a hyphen's ink is at most this share of the crop's height high and
+/// `STOP_MAX_WIDTH` wide (an en dash is a third of it: a table's rule is longer).
+const STOP_MAX_HEIGHT: f32 = 0.15;
+const STOP_MAX_WIDTH: f32 = 0.4;
+/// Where a full stop's foot stands: within this many letter heights of the baseline (a
+/// pixel or two), where a hyphen's stands about a third of one above it.
+const ON_BASELINE: f32 = 0.12;
+/// A hyphen's foot stands this many letter heights above the baseline (below the x-height's
+/// top: higher is a rule's or the line above's ink) ...
+const RAISED: [f32; 2] = [0.25, 0.75];
+/// ... and its ink is at least this many times as wide as high; a raised dot (·) is not.
+const DASH_MIN_ASPECT: f32 = 1.5;
+/// A full stop is at most this many times as wide as high (failing_sort's oblong ones are
+/// about twice); a thin hyphen's ink read at the baseline (a hairline's) is longer.
+const STOP_MAX_ASPECT: f32 = 3.0;
+/// Characters whose glyphs reach below the baseline, so that a letter read as one of them
+/// may not stand on it.
+const DESCENDING: &[char] = &['g', 'j', 'p', 'q', 'y', 'J', 'Q', ',', ';', '(', ')', '[', ']', '{', '}', '|', '/'];
+
+/// A crop's ink (the smaller side of its Otsu split) and the ink's blobs.
+pub(crate) struct CropInk {
+    split: InkSplit,
+    pub w: usize,
+    pub h: usize,
+    /// Each blob's box: first and last column, first and last row.
+    pub boxes: Vec<[usize; 4]>,
+    /// The blob each pixel belongs to; `usize::MAX` for paper.
+    pub owner: Vec<usize>,
+}
+
+impl CropInk {
+    pub fn of(crop: &RgbImage) -> CropInk {
+        let (w, h) = (crop.width() as usize, crop.height() as usize);
+        let split = InkSplit::of(crop);
+        let ink = split.mask();
+        let mut owner = vec![usize::MAX; ink.len()];
+        let mut boxes = Vec::new();
+        for (k, blob) in mask_to_components(&ink, w, h).into_iter().enumerate() {
+            let mut b = [usize::MAX, usize::MAX, 0, 0];
+            for i in blob {
+                owner[i] = k;
+                b = [b[0].min(i % w), b[1].min(i / w), b[2].max(i % w), b[3].max(i / w)];
+            }
+            boxes.push(b);
+        }
+        CropInk { split, w, h, boxes, owner }
+    }
+
+    /// How much of a pixel is ink, from 0 (paper) to 1 (at the ink's level or beyond), so that
+    /// a glyph's edge weighs by its grey.
+    pub fn weight(&self, i: usize) -> f32 {
+        let (g, l) = (self.split.greys[i] as f32, self.split.level as f32);
+        let w = if self.split.dark { (255.0 - g) / (255.0 - l).max(1.0) } else { g / l.max(1.0) };
+        w.clamp(0.0, 1.0)
+    }
+
+    /// The blob `keep` takes whose middle lies nearest the middle of columns `span` (a
+    /// glyph's steps), within `SEARCH_PAD` of them.
+    pub fn nearest(&self, [x0, x1]: [f32; 2], keep: impl Fn(&[usize; 4]) -> bool) -> Option<usize> {
+        let pad = SEARCH_PAD * LINE_HEIGHT as f32;
+        let (lo, hi, mid) = (x0 - pad, x1 + pad, (x0 + x1) / 2.0);
+        let centre = |[bx0, _, bx1, _]: &[usize; 4]| (bx0 + bx1 + 1) as f32 / 2.0;
+        self.boxes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| (lo..=hi).contains(&centre(b)) && keep(b))
+            .min_by(|(_, a), (_, b)| (centre(a) - mid).abs().total_cmp(&(centre(b) - mid).abs()))
+            .map(|(k, _)| k)
+    }
+
+    /// The baseline beside columns `x0..=x1` (the highest foot of the `BASELINE_LETTERS`
+    /// letters and figures nearest them within `BASELINE_REACH`: descenders reach below it,
+    /// and a long line's crop may lean) and those letters' median height, in rows; None
+    /// where there are fewer than `min_letters`.
+    fn baseline_near(&self, x0: usize, x1: usize, min_letters: usize) -> Option<(f32, f32)> {
+        let mut letters: Vec<(f32, &[usize; 4])> = self
+            .boxes
+            .iter()
+            // Ink cut by the crop's top or bottom is the next line's.
+            .filter(|b| (b[3] - b[1] + 1) as f32 >= LETTER_MIN_HEIGHT * self.h as f32 && b[1] > 0 && b[3] + 1 < self.h)
+            .map(|b| ((b[0] as f32 - x1 as f32).max(x0 as f32 - b[2] as f32), b))
+            .filter(|&(gap, _)| gap <= BASELINE_REACH * self.h as f32)
+            .collect();
+        letters.sort_by(|a, b| a.0.total_cmp(&b.0));
+        letters.truncate(BASELINE_LETTERS);
+        if letters.len() < min_letters.max(1) {
+            return None;
+        }
+        let foot = letters.iter().map(|(_, b)| b[3]).min()?;
+        let height = docsift_layout::median(letters.iter().map(|(_, b)| (b[3] - b[1] + 1) as f32).collect());
+        Some((foot as f32, height))
+    }
+}
+
+/// The columns of a decoded character's steps in its line's crop (`step_px` columns a step).
+pub(crate) fn steps_span(decoded: &[Decoded], i: usize, step_px: f32) -> [f32; 2] {
+    let d = &decoded[i];
+    let end = decoded.get(i + 1).map_or(d.last_step + 1, |n| n.first_step.min(d.last_step + 1));
+    [d.first_step as f32 * step_px, end as f32 * step_px]
+}
+
+/// Full stops read as hyphens and hyphens as full stops, told apart by where their ink stands
+/// against the line's baseline: a full stop on it, a hyphen raised to the middle of the
+/// x-height. The model read failing_sort's square full stops ("J., sehensw.") as "-" and
+/// issue-90's minus signs ("-1") as ".".
+pub fn stops_and_hyphens(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
+    if !decoded.iter().any(|d| matches!(d.ch, '-' | '.')) {
+        return;
+    }
+    let ink = CropInk::of(crop);
+    // One letter gives the baseline where none read may descend ("-1"), two elsewhere.
+    let min_letters = if decoded.iter().any(|d| DESCENDING.contains(&d.ch)) { 2 } else { 1 };
+    for i in 0..decoded.len() {
+        if !matches!(decoded[i].ch, '-' | '.') {
+            continue;
+        }
+        let hf = ink.h as f32;
+        let small = |b: &[usize; 4]| {
+            ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
+        };
+        let Some(k) = ink.nearest(steps_span(decoded, i, step_px), small) else { continue };
+        let [x0, y0, x1, y1] = ink.boxes[k];
+        let Some((baseline, unit)) = ink.baseline_near(x0, x1, min_letters) else { continue };
+        let raised = (baseline - y1 as f32) / unit;
+        let aspect = (x1 - x0 + 1) as f32 / (y1 - y0 + 1) as f32;
+        decoded[i].ch = match decoded[i].ch {
+            '-' if raised.abs() <= ON_BASELINE && aspect <= STOP_MAX_ASPECT => '.',
+            '.' if (RAISED[0]..=RAISED[1]).contains(&raised) && aspect >= DASH_MIN_ASPECT => '-',
+            ch => ch,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a crop 48 high holds in each 16 columns: a letter on the baseline (row 37), a
+    /// full stop on it, a hyphen raised to mid x-height, a raised dot, or nothing.
+    #[derive(Clone, Copy)]
+    enum Ink {
+        Letter,
+        Stop,
+        Hyphen,
+        RaisedDot,
+        Blank,
+    }
+
+    fn crop_of(glyphs: &[Ink]) -> RgbImage {
+        let mut img = RgbImage::from_pixel(16 * glyphs.len() as u32, 48, image::Rgb([255; 3]));
+        for (i, g) in glyphs.iter().enumerate() {
+            let x = 16 * i as u32 + 4;
+            let (cols, rows) = match g {
+                Ink::Letter => (x..x + 8, 14..38),
+                Ink::Stop => (x + 1..x + 5, 34..38),
+                Ink::Hyphen => (x..x + 7, 26..29),
+                Ink::RaisedDot => (x + 1..x + 4, 26..29),
+                Ink::Blank => continue,
+            };
+            for y in rows {
+                for c in cols.clone() {
+                    img.put_pixel(c, y, image::Rgb([0; 3]));
+                }
+            }
+        }
+        img
+    }
+
+    fn judged(text: &str, glyphs: &[Ink]) -> String {
+        let mut d: Vec<Decoded> = text
+            .chars()
+            .enumerate()
+            .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
+            .collect();
+        stops_and_hyphens(&mut d, &crop_of(glyphs), 8.0);
+        d.iter().map(|d| d.ch).collect()
+    }
+
+    #[test]
+    fn a_hyphen_read_on_the_baseline_is_a_full_stop_and_a_full_stop_read_raised_a_hyphen() {
+        use Ink::*;
+        assert_eq!(judged("ab-", &[Letter, Letter, Stop]), "ab.", "failing_sort's square full stops");
+        assert_eq!(judged(".1", &[Hyphen, Letter]), "-1", "issue-90's minus signs");
+        assert_eq!(judged("a-b.", &[Letter, Hyphen, Letter, Stop]), "a-b.", "read right, kept");
+    }
+
+    #[test]
+    fn a_raised_dot_or_a_mark_without_letters_beside_it_keeps_its_reading() {
+        use Ink::*;
+        assert_eq!(judged("ab.", &[Letter, Letter, RaisedDot]), "ab.", "a dot is not a hyphen however high");
+        assert_eq!(judged("y-", &[Letter, Stop]), "y-", "a lone letter read as one that descends");
+        assert_eq!(judged("ab-", &[Letter, Letter, Blank]), "ab-", "no ink of its size under its steps");
+        let far = [[Letter, Letter].as_slice(), &[Blank; 6], &[Stop]].concat();
+        assert_eq!(judged("ab-------", &far), "ab-------", "too far");
+    }
+
+    #[test]
+    fn a_letter_that_descends_does_not_set_the_baseline() {
+        use Ink::*;
+        // "ay." : the full stop stands on the foot of the letter that does not descend.
+        let mut crop = crop_of(&[Letter, Letter, Stop]);
+        for y in 38..46 {
+            for x in 20..28 {
+                crop.put_pixel(x, y, image::Rgb([0; 3]));
+            }
+        }
+        let mut d: Vec<Decoded> = "ay-"
+            .chars()
+            .enumerate()
+            .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
+            .collect();
+        stops_and_hyphens(&mut d, &crop, 8.0);
+        assert_eq!(d.iter().map(|d| d.ch).collect::<String>(), "ay.");
+    }
+}
