@@ -102,7 +102,7 @@ impl CropInk {
             .collect();
         letters.sort_by(|a, b| a.0.total_cmp(&b.0));
         letters.truncate(BASELINE_LETTERS);
-        if letters.len() < min_letters.max(1) {
+        if letters.len() < min_letters {
             return None;
         }
         let foot = letters.iter().map(|(_, b)| b[3]).min()?;
@@ -118,25 +118,33 @@ pub(crate) fn steps_span(decoded: &[Decoded], i: usize, step_px: f32) -> [f32; 2
     [d.first_step as f32 * step_px, end as f32 * step_px]
 }
 
+/// Marks the model confuses, judged by their ink in the line's `crop` (`step_px` columns a
+/// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
+/// The crop's blobs are labelled once, for a line that holds such a mark.
+pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
+    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '-' | '.')) {
+        return;
+    }
+    let ink = CropInk::of(crop);
+    crate::quotes::curl_quotes(decoded, &ink, step_px);
+    stops_and_hyphens(decoded, &ink, step_px);
+}
+
 /// Full stops read as hyphens and hyphens as full stops, told apart by where their ink stands
 /// against the line's baseline: a full stop on it, a hyphen raised to the middle of the
 /// x-height. The model read failing_sort's square full stops ("J., sehensw.") as "-" and
 /// issue-90's minus signs ("-1") as ".".
-pub fn stops_and_hyphens(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
-    if !decoded.iter().any(|d| matches!(d.ch, '-' | '.')) {
-        return;
-    }
-    let ink = CropInk::of(crop);
+fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     // One letter gives the baseline where none read may descend ("-1"), two elsewhere.
     let min_letters = if decoded.iter().any(|d| DESCENDING.contains(&d.ch)) { 2 } else { 1 };
+    let hf = ink.h as f32;
+    let small = |b: &[usize; 4]| {
+        ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
+    };
     for i in 0..decoded.len() {
         if !matches!(decoded[i].ch, '-' | '.') {
             continue;
         }
-        let hf = ink.h as f32;
-        let small = |b: &[usize; 4]| {
-            ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
-        };
         let Some(k) = ink.nearest(steps_span(decoded, i, step_px), small) else { continue };
         let [x0, y0, x1, y1] = ink.boxes[k];
         let Some((baseline, unit)) = ink.baseline_near(x0, x1, min_letters) else { continue };
@@ -191,7 +199,7 @@ mod tests {
             .enumerate()
             .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
             .collect();
-        stops_and_hyphens(&mut d, &crop_of(glyphs), 8.0);
+        stops_and_hyphens(&mut d, &CropInk::of(&crop_of(glyphs)), 8.0);
         d.iter().map(|d| d.ch).collect()
     }
 
@@ -228,7 +236,7 @@ mod tests {
             .enumerate()
             .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
             .collect();
-        stops_and_hyphens(&mut d, &crop, 8.0);
+        stops_and_hyphens(&mut d, &CropInk::of(&crop), 8.0);
         assert_eq!(d.iter().map(|d| d.ch).collect::<String>(), "ay.");
     }
 }

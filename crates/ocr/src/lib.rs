@@ -625,8 +625,7 @@ impl Engine {
                 let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
                 rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes);
-                quotes::curl_quotes(&mut decoded, &piece.crop, step_px);
-                glyphs::stops_and_hyphens(&mut decoded, &piece.crop, step_px);
+                glyphs::judge_marks(&mut decoded, &piece.crop, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
                 };

@@ -8,8 +8,6 @@
 //! curled where its ink's rows wander across (`CURLY_MIN_WANDER`), and whether it opens or
 //! closes is told by where it stands in the line, as typesetting places it.
 
-use image::RgbImage;
-
 use crate::glyphs::{CropInk, steps_span};
 use crate::rec::Decoded;
 
@@ -31,16 +29,12 @@ const BEFORE_OPENING: &[char] = &['(', '[', '{', '—', '–'];
 /// the model's height, `step_px` columns per step) wander as curly ones do: an opening one
 /// (‘ “) at the line's start or after a space or a bracket and before a character, a closing
 /// one (’ ”) elsewhere, as an apostrophe is.
-pub fn curl_quotes(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
-    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"')) {
-        return;
-    }
-    let ink = CropInk::of(crop);
+pub fn curl_quotes(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     for i in 0..decoded.len() {
         if !matches!(decoded[i].ch, '\'' | '"') {
             continue;
         }
-        if mark_wander(&ink, steps_span(decoded, i, step_px)).is_none_or(|w| w < CURLY_MIN_WANDER) {
+        if mark_wander(ink, steps_span(decoded, i, step_px)).is_none_or(|w| w < CURLY_MIN_WANDER) {
             continue;
         }
         let before = i.checked_sub(1).map(|k| decoded[k].ch);
@@ -108,8 +102,8 @@ mod tests {
     /// A crop 48 high with one mark per 16 columns, as `decoded` places them (8 columns a
     /// step, two steps a character): an upright wedge, or a comma (a round head with a tail
     /// running down to the left).
-    fn crop_of(marks: &[Option<bool>]) -> RgbImage {
-        let mut img = RgbImage::from_pixel(16 * marks.len() as u32, 48, image::Rgb([255; 3]));
+    fn crop_of(marks: &[Option<bool>]) -> image::RgbImage {
+        let mut img = image::RgbImage::from_pixel(16 * marks.len() as u32, 48, image::Rgb([255; 3]));
         for (i, m) in marks.iter().enumerate() {
             let Some(curly) = m else { continue };
             let x = 16 * i as i32 + 8;
@@ -133,7 +127,7 @@ mod tests {
 
     fn curled(text: &str, marks: &[Option<bool>]) -> String {
         let mut d = decoded(text);
-        curl_quotes(&mut d, &crop_of(marks), 8.0);
+        curl_quotes(&mut d, &CropInk::of(&crop_of(marks)), 8.0);
         d.iter().map(|d| d.ch).collect()
     }
 
@@ -166,7 +160,7 @@ mod tests {
             }
         }
         let mut d = decoded("'");
-        curl_quotes(&mut d, &img, 8.0);
+        curl_quotes(&mut d, &CropInk::of(&img), 8.0);
         assert_eq!(d[0].ch, '\'');
     }
 }
