@@ -754,22 +754,29 @@ fn lone_dash_cells_are_read_by_their_length_on_their_cells_height_and_rules_are_
 /// Dot leaders are read dot by dot, spaced as set: DB misses most (12s0324's and f1040's,
 /// which kept 27 of 1,284 and 5 of 268 dots in their text layers' ". . . ." rows), boxes
 /// others as lines recognition reads as runs of full stops ("....", "................."),
-/// and a table of contents' leader runs up to its page number.
+/// and a table of contents' leader runs up to its page number. 12s0324's dots are a pixel or
+/// two across at 200 dpi: 0.82 of them were read before strips kept the page pixels' ink
+/// (0.96 since), and rows lost one where a line's box cut it (`leaders_joined`).
 #[test]
 fn dot_leaders_are_read_dot_by_dot_spaced_as_set() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let dots = |text: &str| text.split_whitespace().filter(|w| *w == ".").count() as f64;
     let mut pages = Vec::new();
-    for path in ["camelot/tests/files/tabula/12s0324.pdf", "pdfjs/test/pdfs/prefilled_f1040.pdf"] {
+    let us_001 = "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us/us-001.pdf";
+    for (path, least) in
+        [("camelot/tests/files/tabula/12s0324.pdf", 0.92), ("pdfjs/test/pdfs/prefilled_f1040.pdf", 0.85), (us_001, 0.8)]
+    {
         let (ocr, native) = (page_one_by_ocr(&corpus.join(path), &models), page_one_native(&corpus.join(path)));
         let share = dots(&ocr) / dots(&native);
         println!("{path}: {} dots of the text layer's {} ({share:.2})", dots(&ocr), dots(&native));
-        assert!((0.65..=1.05).contains(&share), "{path}: {share:.2} of the dots\n{ocr}");
-        pages.push(ocr);
+        assert!((least..=1.05).contains(&share), "{path}: {share:.2} of the dots\n{ocr}");
+        pages.push((ocr, native));
     }
+    let row = |text: &str| text.lines().find(|l| l.starts_with("Total ") && l.contains("11,062")).map(dots);
+    assert_eq!(row(&pages[0].0), row(&pages[0].1), "{}", pages[0].0);
     let line = "7 Wages, salaries, tips, etc. Attach Form(s) W-2 . . . . . . . . . . . . 7";
-    assert!(pages[1].lines().any(|l| l == line), "{}", pages[1]);
+    assert!(pages[1].0.lines().any(|l| l == line), "{}", pages[1].0);
     let contents = page_one_by_ocr(&corpus.join("pdfjs/test/pdfs/basicapi.pdf"), &models);
     let paragraph = contents.lines().find(|l| l.starts_with("Paragraph 1.1")).expect("its line");
     let leader: Vec<&str> = paragraph.split_whitespace().skip(2).collect();

@@ -657,10 +657,11 @@ impl Engine {
 }
 
 /// A page's lines from what its batches read (`Engine::recognize_batch`): East Asian
-/// look-alikes on a page of Latin print read as Latin (see `look_alikes`), and drop capitals
-/// joined to their lines (see `initials`).
+/// look-alikes on a page of Latin print read as Latin (see `look_alikes`), drop capitals
+/// joined to their lines (see `initials`), and leaders read beside lines given back the dots
+/// the lines' boxes cut (see `marks::leaders_joined`).
 pub fn lines_of_page(lines: Vec<OcrLine>) -> Vec<OcrLine> {
-    initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines))
+    marks::leaders_joined(initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines)))
 }
 
 /// The character dictionary stored in a recognition model file (its `character` metadata).

@@ -12,7 +12,7 @@ use image::RgbImage;
 
 use crate::det::mask_to_components;
 use crate::geometry::{Point, Quad, RotatedRect, dot, reading_angle, sub, turn_between};
-use crate::rec::{crop_quad, is_mark_char};
+use crate::rec::{crop_quad, is_mark_char, quad_rows};
 use crate::{OcrChar, OcrLine};
 
 /// Lines whose centres are less than this many line heights apart across the text share a row.
@@ -107,9 +107,11 @@ const LEADER_DOT_MIN_CENTRE: f32 = 0.55;
 const LEADER_MAX_RISE: f32 = 0.1;
 /// ... number at least this many (an ellipsis's three) ...
 const LEADER_MIN_DOTS: usize = 3;
-/// ... and are set evenly: each step within this share of one pitch or two (a dot too faint
-/// to keep at the page's ink level: 12s0324's six-point leaders lose one in ten).
+/// ... and are set evenly: each step within this share of a whole number of pitches ...
 const LEADER_PITCH_TOLERANCE: f32 = 0.25;
+/// ... of at most this many (dots too faint to keep at the page's ink level: 12s0324's
+/// six-point leaders, a pixel or two across at 200 dpi, lose one in ten, two in a row).
+const LEADER_MAX_STEP: f32 = 3.0;
 /// A leader's dots this far apart (row heights) or more had spaces between them: a run of
 /// full stops is a quarter em apart (0.19–0.23 of a row), ". . ." twice that (12s0324's 0.37).
 const LEADER_SPACED_PITCH: f32 = 0.3;
@@ -119,6 +121,11 @@ const DOT_RUN_PAD: f32 = 0.15;
 /// A run of full stops recognition read is a leader's where its dots run on within this many
 /// rows after it (f1040's leader pitch is 1.06 rows, 12s0324's 0.37); an ellipsis stops.
 const DOT_RUN_ON: f32 = 1.2;
+/// ... or where its ink holds more dots set wide apart (`LEADER_SPACED_PITCH`) than an
+/// ellipsis has (us-001's short leaders end at their line's box, before its figures: "Aged 6
+/// and older. . . . .", read "older...."; pdffill-demo's "More Colors..." in a pixel font, its
+/// dots split by colour fringes, stays).
+const ELLIPSIS_DOTS: usize = 3;
 /// A run of full stops recognition read is a leader's from two dots evenly set: what a
 /// leader alone needs three of to tell it from specks, the reading already tells.
 const DOT_RUN_MIN_DOTS: usize = 2;
@@ -219,7 +226,7 @@ pub(crate) fn is_ring_read_as_zero(img: &RgbImage, line: &OcrLine, ink: Ink) -> 
     if line.text != "0" {
         return false;
     }
-    let s = ink_strip(img, &line.quad, ink);
+    let s = ink_strip(img, &line.quad, ink, Sampled::Blended);
     let inner = |i: &usize| {
         let (x, y) = (i % s.w, i / s.w);
         x > 0 && y > 0 && x + 1 < s.w && y + 1 < s.h
@@ -452,11 +459,39 @@ struct Strip {
     h: usize,
 }
 
-fn ink_strip(img: &RgbImage, q: &Quad, ink: Ink) -> Strip {
+/// Which strip pixels are ink.
+#[derive(Clone, Copy, PartialEq)]
+enum Sampled {
+    /// Those whose blend of the page pixels around them is: shapes keep their outlines (a
+    /// ring's thin stroke stays clear of its box's edges).
+    Blended,
+    /// Those too whose page pixel under them is: a dot a pixel or two across blends with the
+    /// paper around it short of the ink level where the strip samples between pixels
+    /// (12s0324's leaders at 200 dpi lost one dot in three, blended).
+    KeepingDots,
+}
+
+fn ink_strip(img: &RgbImage, q: &Quad, ink: Ink, sampled: Sampled) -> Strip {
     let h = STRIP_HEIGHT;
     let w = (q.width() * h as f32 / q.height().max(1.0)).round().max(1.0) as usize;
     let rgb = crop_quad(img, q, w, h);
-    Strip { ink: rgb.pixels().map(|p| ink.is(p)).collect(), w, h }
+    if sampled == Sampled::Blended {
+        return Strip { ink: rgb.pixels().map(|p| ink.is(p)).collect(), w, h };
+    }
+    // Outside the page the edge pixels repeat, as in `crop_quad`.
+    let onto = |v: f32, n: u32| (v.floor() as i64).clamp(0, n.saturating_sub(1) as i64) as u32;
+    let on_page =
+        |[x, y]: Point| img.get_pixel_checked(onto(x, img.width()), onto(y, img.height())).is_some_and(|p| ink.is(p));
+    let mask = quad_rows(q, w, h)
+        .zip(rgb.rows())
+        .flat_map(|((left, step), row)| {
+            row.enumerate().map(move |(x, p)| {
+                let t = x as f32 + 0.5;
+                ink.is(p) || on_page([left[0] + step[0] * t, left[1] + step[1] * t])
+            })
+        })
+        .collect();
+    Strip { ink: mask, w, h }
 }
 
 /// A blob of ink in a strip: its box [x0, x1) × [y0, y1) in strip pixels, how many pixels it
@@ -664,8 +699,8 @@ fn is_leader(blobs: &[&Blob], h: f32, min_dots: usize) -> bool {
 }
 
 /// The pitch of dots at `centres` (left to right) set evenly, the median step, where every
-/// step is one pitch or two (a dot too faint to keep at the page's ink level), within
-/// `LEADER_PITCH_TOLERANCE`; None for uneven dots.
+/// step is a whole number of pitches up to `LEADER_MAX_STEP` (dots too faint to keep at the
+/// page's ink level), within `LEADER_PITCH_TOLERANCE`; None for uneven dots.
 fn leader_pitch(centres: impl Iterator<Item = f32>) -> Option<f32> {
     let centres: Vec<f32> = centres.collect();
     let mut steps: Vec<f32> = centres.windows(2).map(|w| w[1] - w[0]).collect();
@@ -673,7 +708,7 @@ fn leader_pitch(centres: impl Iterator<Item = f32>) -> Option<f32> {
     let pitch = *steps.get(steps.len() / 2)?;
     let even = |step: &f32| {
         let k = (step / pitch).round();
-        (1.0..=2.0).contains(&k) && (step / pitch - k).abs() <= LEADER_PITCH_TOLERANCE
+        (1.0..=LEADER_MAX_STEP).contains(&k) && (step / pitch - k).abs() <= LEADER_PITCH_TOLERANCE
     };
     (pitch > 0.0 && steps.iter().all(even)).then_some(pitch)
 }
@@ -689,7 +724,7 @@ pub fn leader_line(img: &RgbImage, quad: &Quad, ink: Ink) -> Option<OcrLine> {
 
 /// The line a dot leader of at least `min_dots` dots in `quad` reads as (see `leader_line`).
 fn leader_of(img: &RgbImage, quad: &Quad, ink: Ink, min_dots: usize) -> Option<OcrLine> {
-    let s = ink_strip(img, quad, ink);
+    let s = ink_strip(img, quad, ink, Sampled::KeepingDots);
     let (wf, hf) = (s.w as f32, s.h as f32);
     let blobs = strip_to_blobs(&s);
     // Ink past the quad's ends other than a dot is a rule along the row or a neighbour's, as
@@ -702,15 +737,17 @@ fn leader_of(img: &RgbImage, quad: &Quad, ink: Ink, min_dots: usize) -> Option<O
     }
     let spans: Vec<[f32; 2]> = dots.iter().map(|d| [d.x0, d.x1]).collect();
     let pitch = leader_pitch(spans.iter().map(|d| (d[0] + d[1]) / 2.0));
-    // A dot missed between two is put back midway, as wide as the two's mean.
+    // Dots missed between two are put back evenly between them, as wide as the two's mean.
     let spans: Vec<[f32; 2]> = match pitch {
         Some(p) => spans
             .windows(2)
             .flat_map(|w| {
                 let (a, b) = (w[0], w[1]);
-                let missed = (b[0] + b[1] - a[0] - a[1]) / 2.0 >= 1.5 * p;
-                let (mid, half) = ((a[0] + a[1] + b[0] + b[1]) / 4.0, (a[1] - a[0] + b[1] - b[0]) / 4.0);
-                std::iter::once(a).chain(missed.then_some([mid - half, mid + half]))
+                let (from, to) = ((a[0] + a[1]) / 2.0, (b[0] + b[1]) / 2.0);
+                let steps = ((to - from) / p).round().max(1.0);
+                let half = (a[1] - a[0] + b[1] - b[0]) / 4.0;
+                let missed = (1..steps as usize).map(move |k| from + (to - from) * k as f32 / steps);
+                std::iter::once(a).chain(missed.map(move |x| [x - half, x + half]))
             })
             .chain(spans.last().copied())
             .collect(),
@@ -738,9 +775,9 @@ fn leader_of(img: &RgbImage, quad: &Quad, ink: Ink, min_dots: usize) -> Option<O
 /// Runs of two or more full stops recognition read inside a detected line, re-read by their
 /// ink as `leader_line` reads a leader: where DB boxed a leader's first dots with its label,
 /// recognition read them without their spaces and miscounted ("Arson..", "Fraud..." for
-/// 12s0324's "Arson . . .", "Fraud . . ."). A run whose ink is no leader, or whose dots
-/// stop with it (an ellipsis: "More Lines..." in pdffill-demo's screenshot, its dots set wide
-/// in a pixel font), keeps its reading.
+/// 12s0324's "Arson . . .", "Fraud . . ."). A run whose ink is no leader, or an ellipsis (three
+/// dots that stop with it: "More Lines..." in pdffill-demo's screenshot, its dots set wide in a
+/// pixel font), keeps its reading.
 pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
     let (w, h) = (line.quad.width().max(1.0), line.quad.height());
     // Where a character's quad starts and ends along the line, as fractions of it.
@@ -757,9 +794,12 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
                 let leader = leader_of(img, &line.quad.slice(a, b), ink, DOT_RUN_MIN_DOTS);
                 leader.map(|l| (l.chars.iter().filter(|c| c.ch == '.').count(), l))
             };
-            // The leader runs on past the run (an ellipsis stops), beyond the line's box too.
+            // The leader runs on past the run, beyond the line's box too, or holds more dots
+            // set wide than an ellipsis (which stops).
+            let spaced = |leader: &OcrLine| leader.chars.iter().any(|c| c.ch == ' ');
             if let Some((n, leader)) = dots(b)
-                && dots(b + DOT_RUN_ON * h / w).is_some_and(|(more, _)| more > n)
+                && (n > ELLIPSIS_DOTS && spaced(&leader)
+                    || dots(b + DOT_RUN_ON * h / w).is_some_and(|(more, _)| more > n))
             {
                 chars.extend(leader.chars);
                 i += run;
@@ -774,6 +814,57 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
     line.chars = chars;
 }
 
+/// Leaders read beside their lines (`leader_line`) joined to the full stops those lines end
+/// with: the dot where DB's box ends is cut by it, too little of it left inside for the
+/// line's reading, and the ink beside leaves the box's margin to the line (`COVER_MARGIN`);
+/// 12s0324 lost a dot a row so. Where the gap from a line's last full stop to a leader's first
+/// dot on its baseline is a whole number of the leader's pitches (up to `LEADER_MAX_STEP`),
+/// the dots between are put back at the leader's start.
+pub fn leaders_joined(mut lines: Vec<OcrLine>) -> Vec<OcrLine> {
+    for i in 0..lines.len() {
+        let leader = &lines[i];
+        let dots: Vec<Point> = leader.chars.iter().filter(|c| c.ch == '.').map(|c| c.quad.centre()).collect();
+        if dots.len() < DOT_RUN_MIN_DOTS || leader.chars.iter().any(|c| !matches!(c.ch, '.' | ' ')) {
+            continue;
+        }
+        // Along and across the leader's quad, in its heights.
+        let quad = leader.quad;
+        let frame = |p: Point| quad.in_frame(p);
+        let Some(pitch) = leader_pitch(dots.iter().map(|&d| frame(d)[0])) else { continue };
+        let [start, baseline] = frame(dots[0]);
+        let steps_back = |line: &OcrLine| {
+            let last = line.chars.iter().rev().find(|c| c.ch != ' ').filter(|c| c.ch == '.')?;
+            let [at, across] = frame(last.quad.centre());
+            let steps = (start - at) / pitch;
+            let k = steps.round();
+            ((across - baseline).abs() <= LEADER_MAX_RISE
+                && (2.0..=LEADER_MAX_STEP).contains(&k)
+                && (steps - k).abs() <= LEADER_PITCH_TOLERANCE)
+                .then_some(k as usize)
+        };
+        let Some(k) = lines.iter().enumerate().filter(|&(j, _)| j != i).filter_map(|(_, l)| steps_back(l)).min() else {
+            continue;
+        };
+        let leader = &mut lines[i];
+        let (first, spaced) = (leader.chars[0].clone(), leader.chars.iter().any(|c| c.ch == ' '));
+        let w = quad.width().max(1.0) / quad.height().max(f32::MIN_POSITIVE);
+        let [a, b] = [first.quad.0[0], first.quad.0[1]].map(|p| frame(p)[0] / w);
+        let back = |m: usize| pitch * m as f32 / w;
+        let mut chars = Vec::with_capacity(2 * k + leader.chars.len());
+        for m in (1..k).rev() {
+            chars.push(OcrChar { quad: quad.slice(a - back(m), b - back(m)), ..first.clone() });
+            if spaced {
+                chars.push(OcrChar { ch: ' ', quad: quad.slice(b - back(m), a - back(m - 1)), ..first.clone() });
+            }
+        }
+        chars.append(&mut leader.chars);
+        leader.quad = quad.slice(a - back(k - 1), 1.0);
+        leader.text = chars.iter().map(|c| c.ch).collect();
+        leader.chars = chars;
+    }
+    lines
+}
+
 /// The bullet a detected line spanning [a, b) of a row's strip (fractions) is, where DB boxed
 /// one alone: no wider than a mark, holding one blob of ink, bullet-shaped.
 fn bullet_in_line(img: &RgbImage, row: &Row, [a, b]: [f32; 2], ink: Ink) -> Option<Quad> {
@@ -781,13 +872,26 @@ fn bullet_in_line(img: &RgbImage, row: &Row, [a, b]: [f32; 2], ink: Ink) -> Opti
         return None;
     }
     let piece = row.strip.slice(a.max(0.0), b.min(1.0));
-    let s = ink_strip(img, &piece, ink);
+    let s = ink_strip(img, &piece, ink, Sampled::Blended);
     let hf = s.h as f32;
     match strip_to_blobs(&s).as_slice() {
         [blob] if blob.y0 > 0.0 && blob.y1 < hf && lone_shape(blob, hf) == Some(Found::Bullet) => {
             Some(piece.slice(blob.x0 / s.w as f32, blob.x1 / s.w as f32))
         }
         _ => None,
+    }
+}
+
+/// `found` at `mark` added to what other rows found, unless one of those holds its centre:
+/// lines of one row whose boxes lean apart make two rows over the same ink. A leader takes the
+/// place of the marks it holds: the other row may have seen too few of its dots to tell it
+/// from a mark (12s0324's six-point leaders, their dots a pixel or two across).
+fn add_found(marks: &mut Vec<(Quad, Found)>, mark: Quad, found: Found) {
+    if found == Found::Leader {
+        marks.retain(|(m, f)| *f == Found::Leader || !mark.contains(m.centre()));
+    }
+    if !marks.iter().any(|(m, _)| m.contains(mark.centre())) {
+        marks.push((mark, found));
     }
 }
 
@@ -809,18 +913,13 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad
         on_row.iter().any(|&(i, _)| holds(&grown[i], p)) || own.iter().any(|t| holds(t, p))
     };
     let mut marks: Vec<(Quad, Found)> = Vec::new();
-    // Lines of one row whose boxes lean apart make two rows over the same ink.
-    let mut add = |mark: Quad, found| {
-        if !marks.iter().any(|(m, _)| m.contains(mark.centre())) {
-            marks.push((mark, found));
-        }
-    };
+    let mut add = |mark: Quad, found| add_found(&mut marks, mark, found);
     let page = page_angle(quads);
     for row in lines_to_rows(quads) {
         let widest = row[0];
         let row = row_gaps(quads, &along_the_page(&quads[widest], page), w, h);
         for piece in row.gaps.iter().flat_map(|gap| row.pieces(gap)) {
-            let s = ink_strip(img, &piece, ink);
+            let s = ink_strip(img, &piece, ink, Sampled::KeepingDots);
             let at = |x: f32, y: f32| piece.at(x / s.w as f32, y / s.h as f32);
             for ([a, b], found) in strip_to_marks(&s, |x, y| in_text(at(x, y), &row.lines)) {
                 add(piece.slice(a, b), found);
@@ -1075,9 +1174,48 @@ mod tests {
     }
 
     #[test]
-    fn a_dot_too_faint_to_see_in_a_leader_is_put_back() {
+    fn dots_too_faint_to_see_in_a_leader_are_put_back_one_or_two_in_a_row() {
         let xs = (230..380).step_by(12).filter(|&x| x != 290);
         assert_eq!(leaders_beside_a_line(xs, |_| {}), leader(&[". "; 13].concat()[..25]));
+        let xs = (230..380).step_by(12).filter(|&x| ![254, 302, 314].contains(&x));
+        assert_eq!(leaders_beside_a_line(xs, |_| {}), leader(&[". "; 13].concat()[..25]));
+    }
+
+    #[test]
+    fn a_dot_a_pixel_across_stays_ink_where_the_strip_samples_between_pixels() {
+        // 12s0324's six-point leaders at 200 dpi: dots a pixel or two across, which a blend of
+        // the pixels around each strip pixel lightened past the page's ink level.
+        let mut img = glyphs(240, 30, &[(10..60, 5, 18)]);
+        let dots: Vec<u32> = (100..230).step_by(13).collect();
+        dots.iter().enumerate().for_each(|(i, &x)| paint(&mut img, x, 18 + (i % 3) as u32, 1, 1));
+        let ink = Ink::of_page(&img);
+        // A row 24 pixels high, examined 32 high: strip pixels fall between page pixels.
+        let row = rect(90.0, 3.0, 235.0, 27.0);
+        let s = ink_strip(&img, &row, ink, Sampled::KeepingDots);
+        // Dots with ink in a strip column within a page pixel and a half of them.
+        let seen = |mask: &[bool]| {
+            let page_x = |c: usize| 90.0 + (c as f32 + 0.5) * 145.0 / s.w as f32;
+            let inked: Vec<f32> = (0..s.w).filter(|&c| (0..s.h).any(|y| mask[y * s.w + c])).map(page_x).collect();
+            dots.iter().filter(|&&x| inked.iter().any(|c| (c - x as f32 - 0.5).abs() <= 1.5)).count()
+        };
+        assert_eq!(seen(&s.ink), dots.len());
+        assert!(seen(&ink_strip(&img, &row, ink, Sampled::Blended).ink) < dots.len(), "the blend alone loses some");
+    }
+
+    #[test]
+    fn a_leader_found_on_one_row_takes_the_place_of_the_marks_another_row_saw_in_it() {
+        let mark = (rect(100.0, 10.0, 130.0, 30.0), Found::Mark);
+        let colon = (rect(300.0, 10.0, 310.0, 30.0), Found::Mark);
+        let mut found = vec![mark, colon];
+        add_found(&mut found, rect(80.0, 9.0, 200.0, 29.0), Found::Leader);
+        assert_eq!(
+            found.iter().map(|(q, f)| (q.bounds()[0], *f)).collect::<Vec<_>>(),
+            [(300.0, Found::Mark), (80.0, Found::Leader)]
+        );
+        // Whatever else falls in what was found first is left out.
+        add_found(&mut found, rect(90.0, 10.0, 120.0, 30.0), Found::Mark);
+        add_found(&mut found, rect(85.0, 10.0, 190.0, 30.0), Found::Leader);
+        assert_eq!(found.len(), 2);
     }
 
     #[test]
@@ -1128,7 +1266,8 @@ mod tests {
     #[test]
     fn a_run_of_dots_read_inside_a_line_is_read_again_by_its_ink() {
         // A label with its leader's first dots in one detected line, the dots read as a run:
-        // spaced as set where the leader runs on past them (12s0324's "Arson.." for "Arson . ."),
+        // spaced as set where the leader runs on past them (12s0324's "Arson.." for "Arson . .")
+        // or holds more dots than an ellipsis (us-001's "older...." for "older. . . ."),
         // and an ellipsis, tight or wide, or dots with a glyph among them, read as recognition
         // read them.
         let line_of = |img: &RgbImage, spans: &[(char, f32, f32)]| {
@@ -1154,6 +1293,8 @@ mod tests {
         let tight = label(&[46, 52, 58]);
         let ellipsis = [('X', 10.0, 42.0), ('.', 44.0, 50.0), ('.', 50.0, 56.0), ('.', 56.0, 62.0)];
         assert_eq!(line_of(&tight, &ellipsis), "X...");
+        let four = [('X', 10.0, 42.0), ('.', 44.0, 52.0), ('.', 54.0, 62.0), ('.', 65.0, 73.0), ('.', 76.0, 84.0)];
+        assert_eq!(line_of(&spaced, &four), "X. . . .", "more dots than an ellipsis, stopping with the line");
         let stops = label(&[46, 57]);
         assert_eq!(
             line_of(&stops, &[('X', 10.0, 42.0), ('.', 44.0, 52.0), ('.', 54.0, 62.0)]),
@@ -1163,6 +1304,33 @@ mod tests {
         let mut among = label(&[46, 57, 68, 79]);
         paint(&mut among, 52, 8, 3, 15);
         assert_eq!(line_of(&among, &[('X', 10.0, 42.0), ('.', 44.0, 52.0), ('.', 54.0, 62.0)]), "X..");
+    }
+
+    #[test]
+    fn a_leader_read_beside_its_line_gets_back_the_dot_the_lines_box_cut() {
+        let char_at = |ch, x0: f32, x1: f32, y: f32| OcrChar { ch, quad: rect(x0, y, x1, y + 30.0), confidence: 0.9 };
+        let line_of = |chars: Vec<OcrChar>| {
+            let quad = rect(chars[0].quad.bounds()[0], 0.0, chars[chars.len() - 1].quad.bounds()[2], 30.0);
+            OcrLine { quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence: 0.9, latin: None }
+        };
+        let label = |last: char, y: f32| line_of(vec![char_at('X', 10.0, 40.0, y), char_at(last, 42.0, 46.0, y)]);
+        // A leader 12 px a dot, spaced as set, from x 66: a dot at 54, the label's box cut.
+        let leader = |from: f32| {
+            let dots = (0..4).map(|i| from + 12.0 * i as f32);
+            line_of(dots.flat_map(|x| [char_at(' ', x - 8.0, x, 0.0), char_at('.', x, x + 4.0, 0.0)]).skip(1).collect())
+        };
+        let joined = leaders_joined(vec![label('.', 0.0), leader(66.0)]);
+        assert_eq!(joined[1].text, ". . . . .");
+        assert_eq!(joined[1].text, joined[1].chars.iter().map(|c| c.ch).collect::<String>());
+        let [x0, _, x1, _] = joined[1].chars[0].quad.bounds();
+        assert!((x0 - 54.0).abs() < 0.5 && (x1 - 58.0).abs() < 0.5, "the dot put back: {x0} {x1}");
+        assert!((joined[1].quad.bounds()[0] - 54.0).abs() < 0.5);
+        // Not a whole number of pitches away, no full stop at the line's end, or another baseline.
+        for (label, leader) in
+            [(label('.', 0.0), leader(70.0)), (label('X', 0.0), leader(66.0)), (label('.', 10.0), leader(66.0))]
+        {
+            assert_eq!(leaders_joined(vec![label, leader])[1].text, ". . . .");
+        }
     }
 
     #[test]

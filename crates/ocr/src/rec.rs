@@ -7,7 +7,7 @@ use std::ops::Range;
 use image::{Rgb, RgbImage};
 
 use crate::backend::Tensor;
-use crate::geometry::{Quad, quarter_turns};
+use crate::geometry::{Point, Quad, quarter_turns};
 use crate::{det, marks};
 
 /// Model input height of the PP-OCR recognition and orientation models.
@@ -71,6 +71,17 @@ pub const SPACED_MARK_PITCH: f32 = 0.65;
 /// Crops taller than wide by this ratio hold vertical text: read them turned a quarter.
 pub const VERTICAL_RATIO: f32 = 1.5;
 
+/// Where an `out_w`×`out_h` crop of `q` samples the page, row by row: across a row the quad's
+/// bilinear map is linear, so a row's left edge and the step per column; column x's centre is
+/// at `left + step * (x + 0.5)`, where page pixel (i, j) spans [i, i + 1) × [j, j + 1).
+pub(crate) fn quad_rows(q: &Quad, out_w: usize, out_h: usize) -> impl Iterator<Item = (Point, Point)> + '_ {
+    (0..out_h).map(move |oy| {
+        let v = (oy as f32 + 0.5) / out_h as f32;
+        let (left, right) = (q.at(0.0, v), q.at(1.0, v));
+        (left, [(right[0] - left[0]) / out_w as f32, (right[1] - left[1]) / out_w as f32])
+    })
+}
+
 /// Samples the quad's content, straightened, into an `out_w`×`out_h` image (bilinear;
 /// outside the page the edge pixels repeat).
 pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbImage {
@@ -82,11 +93,7 @@ pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbIma
     }
     let at = |x: i64, y: i64| (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) as usize * 3;
     let (row_px, stride) = (3 * out_w.max(1), 3 * w as usize);
-    for (oy, row) in out.chunks_exact_mut(row_px).enumerate() {
-        // Across a row the quad's bilinear map is linear: a start and a step per column.
-        let v = (oy as f32 + 0.5) / out_h as f32;
-        let (left, right) = (q.at(0.0, v), q.at(1.0, v));
-        let step = [(right[0] - left[0]) / out_w as f32, (right[1] - left[1]) / out_w as f32];
+    for (row, (left, step)) in out.chunks_exact_mut(row_px).zip(quad_rows(q, out_w, out_h)) {
         for (ox, rgb) in row.chunks_exact_mut(3).enumerate() {
             let t = ox as f32 + 0.5;
             let (sx, sy) = (left[0] + step[0] * t - 0.5, left[1] + step[1] * t - 0.5);
