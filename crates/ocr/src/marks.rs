@@ -846,7 +846,8 @@ pub fn leaders_joined(mut lines: Vec<OcrLine>) -> Vec<OcrLine> {
             continue;
         };
         let leader = &mut lines[i];
-        let (first, spaced) = (leader.chars[0].clone(), leader.chars.iter().any(|c| c.ch == ' '));
+        let spaced = leader.chars.iter().any(|c| c.ch == ' ');
+        let Some(first) = leader.chars.iter().find(|c| c.ch == '.').cloned() else { continue };
         let w = quad.width().max(1.0) / quad.height().max(f32::MIN_POSITIVE);
         let [a, b] = [first.quad.0[0], first.quad.0[1]].map(|p| frame(p)[0] / w);
         let back = |m: usize| pitch * m as f32 / w;
