@@ -796,9 +796,8 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
             };
             // The leader runs on past the run, beyond the line's box too, or holds more dots
             // set wide than an ellipsis (which stops).
-            let spaced = |leader: &OcrLine| leader.chars.iter().any(|c| c.ch == ' ');
             if let Some((n, leader)) = dots(b)
-                && (n > ELLIPSIS_DOTS && spaced(&leader)
+                && (n > ELLIPSIS_DOTS && is_spaced(&leader)
                     || dots(b + DOT_RUN_ON * h / w).is_some_and(|(more, _)| more > n))
             {
                 chars.extend(leader.chars);
@@ -814,6 +813,11 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
     line.chars = chars;
 }
 
+/// Whether a leader's line (`leader_of`) was read with spaces between its dots.
+fn is_spaced(leader: &OcrLine) -> bool {
+    leader.chars.iter().any(|c| c.ch == ' ')
+}
+
 /// Leaders read beside their lines (`leader_line`) joined to the full stops those lines end
 /// with: the dot where DB's box ends is cut by it, too little of it left inside for the
 /// line's reading, and the ink beside leaves the box's margin to the line (`COVER_MARGIN`);
@@ -823,10 +827,11 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
 pub fn leaders_joined(mut lines: Vec<OcrLine>) -> Vec<OcrLine> {
     for i in 0..lines.len() {
         let leader = &lines[i];
-        let dots: Vec<Point> = leader.chars.iter().filter(|c| c.ch == '.').map(|c| c.quad.centre()).collect();
-        if dots.len() < DOT_RUN_MIN_DOTS || leader.chars.iter().any(|c| !matches!(c.ch, '.' | ' ')) {
+        let stops: Vec<&OcrChar> = leader.chars.iter().filter(|c| c.ch == '.').collect();
+        if stops.len() < DOT_RUN_MIN_DOTS || leader.chars.iter().any(|c| !matches!(c.ch, '.' | ' ')) {
             continue;
         }
+        let (first, dots): (OcrChar, Vec<Point>) = (stops[0].clone(), stops.iter().map(|c| c.quad.centre()).collect());
         // Along and across the leader's quad, in its heights.
         let quad = leader.quad;
         let frame = |p: Point| quad.in_frame(p);
@@ -846,8 +851,7 @@ pub fn leaders_joined(mut lines: Vec<OcrLine>) -> Vec<OcrLine> {
             continue;
         };
         let leader = &mut lines[i];
-        let spaced = leader.chars.iter().any(|c| c.ch == ' ');
-        let Some(first) = leader.chars.iter().find(|c| c.ch == '.').cloned() else { continue };
+        let spaced = is_spaced(leader);
         let w = quad.width().max(1.0) / quad.height().max(f32::MIN_POSITIVE);
         let [a, b] = [first.quad.0[0], first.quad.0[1]].map(|p| frame(p)[0] / w);
         let back = |m: usize| pitch * m as f32 / w;
