@@ -10,6 +10,11 @@ export { DocsiftError, PasswordRequiredError, MalformedPdfError, LimitExceededEr
 const STEP_POLL_MS = 100;
 const STEP_NAMES = [null, 'detection', 'orientation', 'recognition', 'layout', 'rendering'];
 
+/** Throws the AbortError of `what` if `signal` is aborted (checked again after each await). */
+function stopIfAborted(signal, what) {
+  if (signal?.aborted) throw new DOMException(`${what} aborted`, 'AbortError');
+}
+
 async function toArrayBuffer(input) {
   if (input instanceof ArrayBuffer) return input.slice(0);
   if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
@@ -147,8 +152,10 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
     info,
     /** Extracts a document; resolves to the docsift/1 JSON document. */
     async extract(input, { pages, password, ocr, layout, onProgress, signal } = {}) {
-      if (signal?.aborted) throw new DOMException('extraction aborted', 'AbortError');
+      stopIfAborted(signal, 'extraction');
       const bytes = await toArrayBuffer(input);
+      // An abort while a Blob was read fired before the listener below existed.
+      stopIfAborted(signal, 'extraction');
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
@@ -169,7 +176,7 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
      * Requests sent meanwhile wait for it.
      */
     async prepareOcr({ layout, onProgress, signal } = {}) {
-      if (signal?.aborted) throw new DOMException('OCR preparation aborted', 'AbortError');
+      stopIfAborted(signal, 'OCR preparation');
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
@@ -184,8 +191,9 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
      * `url` is the page's address, for making relative links absolute.
      */
     async extractHtml(input, { url, signal } = {}) {
-      if (signal?.aborted) throw new DOMException('extraction aborted', 'AbortError');
+      stopIfAborted(signal, 'extraction');
       const bytes = await toArrayBuffer(input);
+      stopIfAborted(signal, 'extraction');
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
@@ -203,11 +211,12 @@ export async function createDocsift({ threads = Math.min(globalThis.navigator?.h
      * `index` (Uint8Array) can be stored (IndexedDB) and passed back later.
      */
     async dedup(docs, { threshold, numPerm, shingles, index, onProgress, signal } = {}) {
-      if (signal?.aborted) throw new DOMException('dedup aborted', 'AbortError');
+      stopIfAborted(signal, 'dedup');
       const prepared = await Promise.all(docs.map(async (d) =>
         typeof d.text === 'string' ? { id: String(d.id), text: d.text } : { id: String(d.id), bytes: await toArrayBuffer(d.input), password: d.password }));
       const transfer = prepared.filter((d) => d.bytes).map((d) => d.bytes);
       const indexBytes = index ? await toArrayBuffer(index) : undefined;
+      stopIfAborted(signal, 'dedup');
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject, onProgress });
