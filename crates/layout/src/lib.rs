@@ -384,6 +384,64 @@ pub struct KnownLine {
     pub size: f32,
 }
 
+impl KnownLine {
+    fn center(&self) -> f32 {
+        (self.v0 + self.v1) / 2.0
+    }
+
+    /// Across the text, less `slope` times how far along its middle lies.
+    fn levelled(&self, slope: f32) -> KnownLine {
+        let rise = slope * (self.u0 + self.u1) / 2.0;
+        KnownLine { v0: self.v0 - rise, v1: self.v1 - rise, ..self.clone() }
+    }
+}
+
+/// Lines of one row this far apart along the text (their middles, in heights of the thinner)
+/// measure a page's skew: nearer, where a box's edge falls outweighs the rise.
+const SKEW_MIN_RUN: f32 = 5.0;
+/// A skew is measured from at least this many pairs of lines on one row: a page of few says
+/// too little.
+const SKEW_MIN_PAIRS: usize = 8;
+/// The steepest skew (across per along, about a degree) the rows measure: DB's boxes show
+/// steeper ones, which turn the page's frame (`KnownLine`'s u and v) already.
+const MAX_UNSEEN_SKEW: f32 = 0.017;
+
+/// The skew (across per along) left in lines' frame, measured from pairs of them on one row
+/// (`ROW_CENTER_TOLERANCE`) far apart along it (`SKEW_MIN_RUN`): the median of the pairs'
+/// slopes, weighted by their runs. A scan skewed under about half a degree keeps it, as DB's
+/// boxes of short lines come out level (jpeg2000.pdf's 0.35° gave 185 of its 210 boxes no
+/// angle at all), and its table's rows drifted 3.5 pt of their 11 across the page: a label
+/// parted from its figures and was read after them. 0 where the pairs are too few
+/// (`SKEW_MIN_PAIRS`) or the slope too steep (`MAX_UNSEEN_SKEW`).
+fn rows_to_skew<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> f32 {
+    let mut by_v: Vec<&KnownLine> = lines.collect();
+    by_v.sort_by(|a, b| a.center().total_cmp(&b.center()));
+    let tallest = by_v.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
+    let mut slopes: Vec<(f32, f32)> = Vec::new();
+    for (i, a) in by_v.iter().enumerate() {
+        for b in by_v[i + 1..].iter().take_while(|b| b.center() - a.center() < ROW_CENTER_TOLERANCE * tallest) {
+            let thinner = (a.v1 - a.v0).min(b.v1 - b.v0);
+            let run = ((b.u0 + b.u1) - (a.u0 + a.u1)) / 2.0;
+            let apart = b.u0 > a.u1 || a.u0 > b.u1;
+            if apart && run.abs() >= SKEW_MIN_RUN * thinner && b.center() - a.center() < ROW_CENTER_TOLERANCE * thinner
+            {
+                slopes.push(((b.center() - a.center()) / run, run.abs()));
+            }
+        }
+    }
+    if slopes.len() < SKEW_MIN_PAIRS {
+        return 0.0;
+    }
+    slopes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = slopes.iter().map(|s| s.1).sum::<f32>() / 2.0;
+    let mut seen = 0.0;
+    let median = slopes.iter().find(|s| {
+        seen += s.1;
+        seen >= half
+    });
+    median.map(|s| s.0).filter(|s| s.abs() <= MAX_UNSEEN_SKEW).unwrap_or(0.0)
+}
+
 /// Two known lines are on one row (table cells, split boxes of one text line) when their
 /// centres across lines differ by less than this fraction of the thinner one: adjacent
 /// lines sit about one line height apart, and a neighbouring column's lines that fall
@@ -399,7 +457,11 @@ const ROW_INSIDE_SLACK: f32 = 0.1;
 /// Fills `page.words`, `page.lines` and `page.text` from lines already grouped: words split
 /// at whitespace characters, lines on one row joined, rows and columns put in reading order.
 pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
-    let center = |k: &KnownLine| (k.v0 + k.v1) / 2.0;
+    let has_text = |k: &KnownLine| k.chars.clone().any(|c| page.chars[c].text.chars().any(char::is_alphanumeric));
+    let slope = rows_to_skew(known.iter().filter(|k| has_text(k)));
+    let levelled: Vec<KnownLine> = known.iter().map(|k| k.levelled(slope)).collect();
+    let known = levelled.as_slice();
+    let center = KnownLine::center;
     let mut by_v: Vec<usize> = (0..known.len()).filter(|&i| !known[i].chars.is_empty()).collect();
     by_v.sort_by(|&a, &b| center(&known[a]).total_cmp(&center(&known[b])));
     // Rows of text are anchored at their first line, so rows do not chain. Marks (lines
@@ -412,7 +474,6 @@ pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
         let inside = |a: &KnownLine, b: &KnownLine| a.v0 >= b.v0 - slack && a.v1 <= b.v1 + slack;
         (center(k) - center(a)).abs() < ROW_CENTER_TOLERANCE * thinner || inside(k, a) || inside(a, k)
     };
-    let has_text = |k: &KnownLine| k.chars.clone().any(|c| page.chars[c].text.chars().any(char::is_alphanumeric));
     let (text_lines, marks): (Vec<usize>, Vec<usize>) = by_v.iter().partition(|&&i| has_text(&known[i]));
     let mut anchors: Vec<usize> = Vec::new();
     let mut row_of = vec![0usize; known.len()];
@@ -710,6 +771,60 @@ mod tests {
             (400.0, 245.1, 257.3, "na"),
         ]);
         assert_eq!(p.text, "Respondent\nOR na\nunsure");
+    }
+
+    /// jpeg2000.pdf's table: rows 11 high, 10.5 apart, rising 3.5 across 560 (0.35°); each
+    /// cell (x, text) a line of its own.
+    fn skewed_table(rows: &[&[(f32, &str)]]) -> Vec<(f32, f32, f32, String)> {
+        let rise = |x: f32| -3.5 * x / 560.0;
+        let mut cells = Vec::new();
+        for (r, row) in rows.iter().enumerate() {
+            for &(x, text) in row.iter() {
+                let top = 10.5 * r as f32 + rise(x + 2.5 * text.len() as f32);
+                cells.push((x, top, top + 11.0, text.to_string()));
+            }
+        }
+        cells
+    }
+
+    const SKEWED_ROWS: [&[(f32, &str)]; 4] = [
+        &[(0.0, "Ballots"), (224.0, "363"), (324.0, "14"), (440.0, "116"), (560.0, "163")],
+        &[(0.0, "Turnout"), (254.0, "61.63")],
+        &[(0.0, "Republican"), (224.0, "149"), (324.0, "8"), (440.0, "45"), (560.0, "60")],
+        &[(0.0, "Democratic"), (224.0, "36"), (324.0, "2"), (440.0, "11"), (560.0, "16")],
+    ];
+
+    fn known_cells(cells: &[(f32, f32, f32, String)]) -> Vec<KnownLine> {
+        let width = |t: &String| 5.0 * t.chars().count() as f32;
+        cells
+            .iter()
+            .map(|(x, top, bottom, t)| KnownLine {
+                chars: 0..1,
+                u0: *x,
+                u1: x + width(t),
+                v0: *top,
+                v1: *bottom,
+                size: 11.0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_skew_too_small_for_the_boxes_is_measured_from_the_rows() {
+        let skewed = known_cells(&skewed_table(&SKEWED_ROWS));
+        let slope = rows_to_skew(skewed.iter());
+        assert!((slope + 3.5 / 560.0).abs() < 0.001, "{slope}");
+        let level: Vec<KnownLine> = skewed.iter().map(|k| k.levelled(slope)).collect();
+        assert!(rows_to_skew(level.iter()).abs() < 0.001);
+        // Too few pairs say nothing.
+        assert_eq!(rows_to_skew(skewed[..3].iter()), 0.0);
+    }
+
+    #[test]
+    fn a_row_of_a_scan_skewed_too_little_to_see_keeps_its_label_before_its_figures() {
+        let cells = skewed_table(&SKEWED_ROWS);
+        let p = cells_page(&cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect::<Vec<_>>());
+        assert_eq!(p.text, "Ballots 363 14 116 163\nTurnout 61.63\nRepublican 149 8 45 60\nDemocratic 36 2 11 16");
     }
 
     #[test]
