@@ -235,11 +235,12 @@ pub fn line_pieces(ink: &[u32], max: usize) -> Vec<Piece> {
         while x < hi {
             let run = (x..hi).take_while(|&c| blank(c)).count();
             if run > 0 && best.is_none_or(|(len, _)| run >= len) {
-                best = Some((run, x + run / 2));
+                best = Some((run, x));
             }
             x += run.max(1);
         }
-        let cut = best.map_or_else(|| (lo..hi).min_by_key(|&c| ink[c]).unwrap_or(hi), |(_, centre)| centre);
+        let cut = best
+            .map_or_else(|| (lo..hi).min_by_key(|&c| ink[c]).unwrap_or(hi), |(run, x)| paper_middle(ink, x..x + run));
         let gap = (0..cut).rev().take_while(|&c| blank(c)).count() + (cut..w).take_while(|&c| blank(c)).count();
         pieces.push(Piece { start, end: cut, space_before });
         space_before = is_word_space(gap);
@@ -247,6 +248,23 @@ pub fn line_pieces(ink: &[u32], max: usize) -> Vec<Piece> {
     }
     pieces.push(Piece { start, end: w, space_before });
     pieces
+}
+
+/// The middle of the widest stretch of columns without ink in a blank run, else of the run:
+/// a blank column may hold a thin mark's ink (a hyphen-minus two pixels thick at 200 dpi,
+/// as m27's between two cells), which a cut in the run's middle would split between two
+/// pieces, read by neither.
+fn paper_middle(ink: &[u32], run: std::ops::Range<usize>) -> usize {
+    let mut widest = (0, run.start + run.len() / 2);
+    let mut x = run.start;
+    while x < run.end {
+        let paper = (x..run.end).take_while(|&c| ink[c] == 0).count();
+        if paper > widest.0 {
+            widest = (paper, x + paper / 2);
+        }
+        x += paper.max(1);
+    }
+    widest.1
 }
 
 /// Whether a blank run of `columns` in a line's crop is as wide as a word space.
@@ -1142,6 +1160,22 @@ mod tests {
         let pieces = line_pieces(&solid, 500);
         assert_eq!(pieces[0].end, 420);
         assert!(pieces.iter().all(|p| p.end - p.start <= 500));
+    }
+
+    #[test]
+    fn a_cut_in_a_blank_run_holding_a_thin_mark_falls_on_paper_beside_the_mark() {
+        // Words, then a blank run of 44 columns (the last word's 14 and 30 more) whose
+        // middle ten hold a hyphen-minus two pixels thick (blank by `BLANK_COLUMN_INK`),
+        // then more words.
+        let mut ink = words(8, 64, 2, 12);
+        let dash = ink.len() + 3;
+        ink.extend(std::iter::repeat_n(0, 30));
+        ink[dash..dash + 10].fill(2);
+        ink.extend(words(8, 64, 2, 12));
+        let pieces = line_pieces(&ink, 700);
+        let cut = pieces[1].start;
+        assert!(!(dash..dash + 10).contains(&cut), "cut at {cut}, the mark at {dash}");
+        assert_eq!(ink[cut], 0);
     }
 
     #[test]
