@@ -786,6 +786,22 @@ fn dot_leaders_are_read_dot_by_dot_spaced_as_set() {
     );
 }
 
+/// jpeg2000.pdf is an election report scanned 0.35° off level: too little for DB's boxes to
+/// show (185 of its 210 came out level), enough for a table row to drift 3.5 pt of its 11
+/// across the page. Each row's label and figures are one line, the label first: its labels
+/// were read after their figures, on lines of their own, before the rows were levelled
+/// (`rows_to_skew`).
+#[test]
+fn a_scan_skewed_too_little_for_its_boxes_keeps_each_table_row_on_one_line() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/jpeg2000.pdf");
+    let text = page_one_by_ocr(&path, &engine(&dir));
+    let figures_alone = |l: &&str| !l.trim().is_empty() && l.chars().all(|c| c.is_ascii_digit() || " .,%".contains(c));
+    assert_eq!(text.lines().filter(figures_alone).count(), 0, "{text}");
+    let row = text.lines().find(|l| l.starts_with("BALLOTS CAST")).unwrap_or_default();
+    assert!(row.ends_with("363 14 51 116 19 163"), "{text}");
+}
+
 /// The recognition model reads curly quotation marks as straight ones (and gave "’" 0.999
 /// over upright wedges); their glyphs' shape tells them apart, and where they stand whether
 /// they open or close. 150109DSP's form holds both: a typed narrative's "child's" and the
