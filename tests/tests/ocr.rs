@@ -802,6 +802,22 @@ fn a_scan_skewed_too_little_for_its_boxes_keeps_each_table_row_on_one_line() {
     assert!(row.ends_with("363 14 51 116 19 163"), "{text}");
 }
 
+/// should_detect_rulings' "KINGS CROSS -" cells: DB's box ends a pixel into the hyphen, or
+/// just before it, and a cell's rule stands 2 px after it. The hyphen was the line's ink
+/// (within `COVER_MARGIN` of its box) and lost on all five rows; labor's "in-", a word's own
+/// hyphen its box cut, stays unread rather than becoming a word of its own.
+#[test]
+fn a_dash_standing_apart_at_a_lines_box_end_is_read() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/should_detect_rulings.pdf");
+    let (ocr, native) = (page_one_by_ocr(&path, &models), page_one_native(&path));
+    let crossings = |text: &str| text.lines().filter(|l| l.trim_end().ends_with("CROSS -")).count();
+    assert_eq!((crossings(&ocr), crossings(&native)), (5, 5), "{ocr}");
+    let labor = page_one_by_ocr(&corpus.join("tabula-java/src/test/resources/technology/tabula/labor.pdf"), &models);
+    assert!(!labor.contains(" in -"), "{labor}");
+}
+
 /// The recognition model reads curly quotation marks as straight ones (and gave "’" 0.999
 /// over upright wedges); their glyphs' shape tells them apart, and where they stand whether
 /// they open or close. 150109DSP's form holds both: a typed narrative's "child's" and the

@@ -26,6 +26,16 @@ pub(crate) const SAME_DIRECTION: f32 = 0.05;
 const MIN_DIRECTED_LENGTH: f32 = 3.0;
 /// Ink this close to a detected line (row heights) is part of it: glyph edges DB's box cuts.
 const COVER_MARGIN: f32 = 0.15;
+/// The gaps searched for marks reach this far into the boxes beside them (row heights), so
+/// that a mark a box's end cuts by a pixel is seen whole (should_detect_rulings' hyphen after
+/// "KINGS CROSS", 1 px inside its box at 200 dpi, touched the gap's end and was taken for a
+/// cut glyph's edge); what lies mostly inside stays the line's (`Cover::Box`).
+const GAP_REACH: f32 = 0.1;
+/// A lone dash in a line's margin is a mark where it stands as a word of its own, with paper
+/// this wide on each side (row heights; rules aside): a word space is about a quarter em,
+/// 0.17 of a row, where a word's own hyphen touches it (labor's "in-", whose box cut it,
+/// 0.05 from its "n").
+const DASH_APART: f32 = 0.12;
 /// Blobs whose longer side is under this (row heights) are specks: a colon's dot at 150 dpi
 /// is ~0.1 of its row, scanner dust at 300 dpi smaller.
 const MIN_BLOB: f32 = 0.07;
@@ -53,8 +63,9 @@ const BULLET_MIN_FILL: f32 = 0.65;
 const DASH_MIN_LENGTH: f32 = 0.15;
 /// ... at most this thick (row heights; a dash's stroke is under a tenth of an em) ...
 const DASH_MAX_THICKNESS: f32 = 0.15;
-/// ... and this many times longer than thick.
-const DASH_MIN_ASPECT: f32 = 2.0;
+/// ... and this many times longer than thick: a hyphen 7 × 2 px at 200 dpi samples to 5 × 3
+/// in a row's 32 px strip at some phases (should_detect_rulings' "KINGS CROSS -" rows).
+const DASH_MIN_ASPECT: f32 = 1.6;
 /// Ink at a row's top or bottom edge reaching no further into it than this (row heights) is a
 /// neighbouring row's descenders or dots, set tight (12s0324's table): it neither parts the
 /// marks beside it nor makes them a picture's.
@@ -348,6 +359,17 @@ impl Row {
     }
 }
 
+/// Whether a dash found over `dash` (its ink along, its row's height across) has paper
+/// `DASH_APART` on each side along the row, on the page: the gap's strip may begin inside
+/// the box before it (`GAP_REACH`), past a letter the dash touches. Only dashes in a line's
+/// margin are asked: eu-001's "-" cells, read before, have ink of a cell's edge nearer.
+fn stands_apart(img: &RgbImage, dash: &Quad, ink: Ink) -> bool {
+    let reach = DASH_APART * dash.height() / dash.width().max(f32::EPSILON);
+    let s = ink_strip(img, &dash.slice(-reach, 1.0 + reach), ink, Sampled::KeepingDots);
+    let hf = s.h as f32;
+    strip_to_blobs(&s).iter().filter(|b| !b.rule_across && !b.is_neighbours(hf)).count() <= 1
+}
+
 /// The row of the widest line `r` across the w×h image.
 fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> Row {
     let (e, len) = r.axis();
@@ -358,7 +380,7 @@ fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> Row {
     let along = |p: Point| (u(p) - u0) / (u1 - u0);
     let on_row = |q: &Quad| r.across(q.centre()).abs() < SAME_ROW * r.height();
     let unit = r.height() / (len * (u1 - u0));
-    let lines: Vec<(usize, [f32; 2])> = quads
+    let own: Vec<(usize, [f32; 2])> = quads
         .iter()
         .enumerate()
         .filter(|(_, q)| on_row(q))
@@ -366,12 +388,16 @@ fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> Row {
             let us = q.0.map(along);
             let lo = us.iter().copied().fold(f32::INFINITY, f32::min);
             let hi = us.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            (i, [lo - COVER_MARGIN * unit, hi + COVER_MARGIN * unit])
+            (i, [lo, hi])
         })
         .collect();
-    // Each line's span and how far across the row it sits; the image's far edge last.
+    let lines = own.iter().map(|&(i, [lo, hi])| (i, [lo - COVER_MARGIN * unit, hi + COVER_MARGIN * unit])).collect();
+    // Each line's span, less `GAP_REACH` at each end, and how far across the row it sits; the
+    // image's far edge last. Ink in the boxes' margins is told by `Cover`.
     let shift = |i: usize| r.across(quads[i].centre()) / r.height().max(f32::EPSILON);
-    let mut covered: Vec<([f32; 2], Option<f32>)> = lines.iter().map(|&(i, span)| (span, Some(shift(i)))).collect();
+    let reach = GAP_REACH * unit;
+    let mut covered: Vec<([f32; 2], Option<f32>)> =
+        own.iter().map(|&(i, [lo, hi])| ([lo + reach, (hi - reach).max(lo + reach)], Some(shift(i)))).collect();
     covered.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
     covered.push(([1.0 - BORDER * unit, f32::INFINITY], None));
     let mut gaps = Vec::new();
@@ -582,14 +608,26 @@ fn lone_shape(b: &Blob, h: f32) -> Option<Found> {
     (bh >= STROKE_MIN_HEIGHT * h && bw <= STROKE_MAX_WIDTH * h && bh >= STROKE_MIN_ASPECT * bw).then_some(Found::Stroke)
 }
 
+/// What lies under a point of a row's strip: a detected line's box, the margin around a
+/// line on the row (`COVER_MARGIN`), or neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cover {
+    Box,
+    /// Ink here is the line's, glyph edges DB's box cut, unless a whole dash's:
+    /// should_detect_rulings' "KINGS CROSS -" has its hyphen 0.25 of a row after the box,
+    /// inside the margin, and a rule 2 px after it.
+    Margin,
+    Paper,
+}
+
 /// Mark spans (fractions along the strip) and what each is: blobs of ink grouped along the
-/// row where they are close, split by detected text (`is_text` at a blob's centre, in strip
-/// pixels). A group is a mark when every blob in it is mark-sized and inside the row: ink
+/// row where they are close, split by detected text (`cover` at a blob's centre, in strip
+/// pixels: a box, or its margin but for a dash). A group is a mark when every blob in it is mark-sized and inside the row: ink
 /// crossing the row's edges, or too wide, belongs to a picture, a rule or another row, and so
 /// does what is grouped with it (strokes of an engraving beside a column of text), unless it
 /// is a rule across the row. A group of one blob is kept only for its shape (`lone_shape`); a
 /// bullet's or a dash's span is its ink's, a mark's or a stroke's has room to be read in.
-fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<([f32; 2], Found)> {
+fn strip_to_marks(s: &Strip, cover: impl Fn(f32, f32) -> Cover) -> Vec<([f32; 2], Found)> {
     let (wf, hf) = (s.w as f32, s.h as f32);
     let mut blobs = strip_to_blobs(s);
     blobs.sort_by(|a, b| a.x0.total_cmp(&b.x0));
@@ -603,7 +641,12 @@ fn strip_to_marks(s: &Strip, is_text: impl Fn(f32, f32) -> bool) -> Vec<([f32; 2
             && b.pixels as f32 >= RULE_MIN_FILL * (b.x1 - b.x0) * hf;
         // Ink the strip's ends cut is a detected line's, which DB's box cut.
         let cut = b.x0 == 0.0 || b.x1 == wf;
-        if cut || b.rule_across || heavy_edge || is_text((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0) {
+        let text = match cover((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0) {
+            Cover::Box => true,
+            Cover::Margin => lone_shape(b, hf) != Some(Found::Dash),
+            Cover::Paper => false,
+        };
+        if cut || b.rule_across || heavy_edge || text {
             split = true;
             continue;
         }
@@ -914,8 +957,14 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad
     let holds = |(q, b): &(Quad, [f32; 4]), p: Point| {
         p[0] >= b[0] && p[0] <= b[2] && p[1] >= b[1] && p[1] <= b[3] && q.contains(p)
     };
-    let in_text = |p: Point, on_row: &[(usize, [f32; 2])]| {
-        on_row.iter().any(|&(i, _)| holds(&grown[i], p)) || own.iter().any(|t| holds(t, p))
+    let cover = |p: Point, on_row: &[(usize, [f32; 2])]| {
+        if own.iter().any(|t| holds(t, p)) {
+            Cover::Box
+        } else if on_row.iter().any(|&(i, _)| holds(&grown[i], p)) {
+            Cover::Margin
+        } else {
+            Cover::Paper
+        }
     };
     let mut marks: Vec<(Quad, Found)> = Vec::new();
     let mut add = |mark: Quad, found| add_found(&mut marks, mark, found);
@@ -926,8 +975,12 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad
         for piece in row.gaps.iter().flat_map(|gap| row.pieces(gap)) {
             let s = ink_strip(img, &piece, ink, Sampled::KeepingDots);
             let at = |x: f32, y: f32| piece.at(x / s.w as f32, y / s.h as f32);
-            for ([a, b], found) in strip_to_marks(&s, |x, y| in_text(at(x, y), &row.lines)) {
-                add(piece.slice(a, b), found);
+            for ([a, b], found) in strip_to_marks(&s, |x, y| cover(at(x, y), &row.lines)) {
+                let mark = piece.slice(a, b);
+                let in_margin = found == Found::Dash && cover(mark.centre(), &row.lines) == Cover::Margin;
+                if !in_margin || stands_apart(img, &mark, ink) {
+                    add(mark, found);
+                }
             }
         }
         for &(_, span) in row.lines.iter().filter(|&&(i, _)| i != widest) {
@@ -1002,6 +1055,32 @@ mod tests {
     fn a_lone_dash_at_mid_row_is_a_dash_over_its_ink_at_the_rows_height() {
         let [x0, _, x1, _] = one_found_beside_a_line(|img| paint(img, 370, 29, 10, 3), Found::Dash);
         assert!((369.0..=371.0).contains(&x0) && (379.0..=381.0).contains(&x1), "{x0} {x1}");
+    }
+
+    /// What `marks_beside_lines` finds beside `page_with_a_colon`'s line, before the colon,
+    /// once `draw` has drawn on it.
+    fn found_after_the_line(draw: impl Fn(&mut RgbImage)) -> Vec<Found> {
+        let (mut img, lines) = page_with_a_colon();
+        draw(&mut img);
+        let found = marks_beside_lines(&img, &lines, Ink::of_page(&img));
+        found.into_iter().filter(|(m, _)| m.bounds()[0] < 250.0).map(|(_, f)| f).collect()
+    }
+
+    #[test]
+    fn a_dash_a_lines_box_cuts_by_a_pixel_or_leaves_in_its_margin_is_a_dash_a_glyphs_edge_is_not() {
+        // should_detect_rulings' "KINGS CROSS -": the box (x 20..200) ends a pixel into the
+        // hyphen, or just before it.
+        for x in [199, 202] {
+            assert_eq!(found_after_the_line(|img| paint(img, x, 29, 10, 3)), vec![Found::Dash], "at {x}");
+        }
+        // An upright glyph's edge past the box's end, as DB cuts an "l" or a ")".
+        assert_eq!(found_after_the_line(|img| paint(img, 201, 20, 3, 18)), vec![]);
+        // A word's own hyphen, two pixels after its last letter (labor's "in-").
+        let attached = |img: &mut RgbImage| {
+            paint(img, 193, 20, 5, 18);
+            paint(img, 200, 29, 6, 3);
+        };
+        assert_eq!(found_after_the_line(attached), vec![]);
     }
 
     #[test]
