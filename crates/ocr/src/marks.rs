@@ -361,8 +361,9 @@ impl Row {
 
 /// Whether a dash found over `dash` (its ink along, its row's height across) has paper
 /// `DASH_APART` on each side along the row, on the page: the gap's strip may begin inside
-/// the box before it (`GAP_REACH`), past a letter the dash touches. Only dashes in a line's
-/// margin are asked: eu-001's "-" cells, read before, have ink of a cell's edge nearer.
+/// the box before it (`GAP_REACH`), past a letter the dash touches. Only dash-shaped blobs in
+/// a line's margin are asked: eu-001's "-" cells, read before, have ink of a cell's edge
+/// nearer.
 fn stands_apart(img: &RgbImage, dash: &Quad, ink: Ink) -> bool {
     let reach = DASH_APART * dash.height() / dash.width().max(f32::EPSILON);
     let s = ink_strip(img, &dash.slice(-reach, 1.0 + reach), ink, Sampled::KeepingDots);
@@ -622,12 +623,16 @@ enum Cover {
 
 /// Mark spans (fractions along the strip) and what each is: blobs of ink grouped along the
 /// row where they are close, split by detected text (`cover` at a blob's centre, in strip
-/// pixels: a box, or its margin but for a dash). A group is a mark when every blob in it is mark-sized and inside the row: ink
+/// pixels: a box, or its margin but for a dash standing `apart`). A group is a mark when every blob in it is mark-sized and inside the row: ink
 /// crossing the row's edges, or too wide, belongs to a picture, a rule or another row, and so
 /// does what is grouped with it (strokes of an engraving beside a column of text), unless it
 /// is a rule across the row. A group of one blob is kept only for its shape (`lone_shape`); a
 /// bullet's or a dash's span is its ink's, a mark's or a stroke's has room to be read in.
-fn strip_to_marks(s: &Strip, cover: impl Fn(f32, f32) -> Cover) -> Vec<([f32; 2], Found)> {
+fn strip_to_marks(
+    s: &Strip,
+    cover: impl Fn(f32, f32) -> Cover,
+    apart: impl Fn(&Blob) -> bool,
+) -> Vec<([f32; 2], Found)> {
     let (wf, hf) = (s.w as f32, s.h as f32);
     let mut blobs = strip_to_blobs(s);
     blobs.sort_by(|a, b| a.x0.total_cmp(&b.x0));
@@ -643,7 +648,7 @@ fn strip_to_marks(s: &Strip, cover: impl Fn(f32, f32) -> Cover) -> Vec<([f32; 2]
         let cut = b.x0 == 0.0 || b.x1 == wf;
         let text = match cover((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0) {
             Cover::Box => true,
-            Cover::Margin => lone_shape(b, hf) != Some(Found::Dash),
+            Cover::Margin => lone_shape(b, hf) != Some(Found::Dash) || !apart(b),
             Cover::Paper => false,
         };
         if cut || b.rule_across || heavy_edge || text {
@@ -975,12 +980,9 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad
         for piece in row.gaps.iter().flat_map(|gap| row.pieces(gap)) {
             let s = ink_strip(img, &piece, ink, Sampled::KeepingDots);
             let at = |x: f32, y: f32| piece.at(x / s.w as f32, y / s.h as f32);
-            for ([a, b], found) in strip_to_marks(&s, |x, y| cover(at(x, y), &row.lines)) {
-                let mark = piece.slice(a, b);
-                let in_margin = found == Found::Dash && cover(mark.centre(), &row.lines) == Cover::Margin;
-                if !in_margin || stands_apart(img, &mark, ink) {
-                    add(mark, found);
-                }
+            let apart = |b: &Blob| stands_apart(img, &piece.slice(b.x0 / s.w as f32, b.x1 / s.w as f32), ink);
+            for ([a, b], found) in strip_to_marks(&s, |x, y| cover(at(x, y), &row.lines), apart) {
+                add(piece.slice(a, b), found);
             }
         }
         for &(_, span) in row.lines.iter().filter(|&&(i, _)| i != widest) {

@@ -230,17 +230,9 @@ pub fn line_pieces(ink: &[u32], max: usize) -> Vec<Piece> {
     let (mut start, mut space_before) = (0, false);
     while w - start > max {
         let (lo, hi) = (start + max / 2, start + max);
-        // The widest blank run within lo..hi (the rightmost of equals: fewer pieces).
-        let (mut best, mut x) = (None::<(usize, usize)>, lo);
-        while x < hi {
-            let run = (x..hi).take_while(|&c| blank(c)).count();
-            if run > 0 && best.is_none_or(|(len, _)| run >= len) {
-                best = Some((run, x));
-            }
-            x += run.max(1);
-        }
-        let cut = best
-            .map_or_else(|| (lo..hi).min_by_key(|&c| ink[c]).unwrap_or(hi), |(run, x)| paper_middle(ink, x..x + run));
+        // In the widest blank run within lo..hi (the rightmost of equals: fewer pieces).
+        let cut = widest_run(lo..hi, blank)
+            .map_or_else(|| (lo..hi).min_by_key(|&c| ink[c]).unwrap_or(hi), |run| paper_middle(ink, run));
         let gap = (0..cut).rev().take_while(|&c| blank(c)).count() + (cut..w).take_while(|&c| blank(c)).count();
         pieces.push(Piece { start, end: cut, space_before });
         space_before = is_word_space(gap);
@@ -250,21 +242,25 @@ pub fn line_pieces(ink: &[u32], max: usize) -> Vec<Piece> {
     pieces
 }
 
-/// The middle of the widest stretch of columns without ink in a blank run, else of the run:
-/// a blank column may hold a thin mark's ink (a hyphen-minus two pixels thick at 200 dpi,
-/// as m27's between two cells), which a cut in the run's middle would split between two
-/// pieces, read by neither.
-fn paper_middle(ink: &[u32], run: std::ops::Range<usize>) -> usize {
-    let mut widest = (0, run.start + run.len() / 2);
-    let mut x = run.start;
-    while x < run.end {
-        let paper = (x..run.end).take_while(|&c| ink[c] == 0).count();
-        if paper > widest.0 {
-            widest = (paper, x + paper / 2);
+/// The widest run of columns in `within` that `keep` takes, the rightmost of equals.
+fn widest_run(within: std::ops::Range<usize>, keep: impl Fn(usize) -> bool) -> Option<std::ops::Range<usize>> {
+    let (mut best, mut x) = (None::<std::ops::Range<usize>>, within.start);
+    while x < within.end {
+        let run = (x..within.end).take_while(|&c| keep(c)).count();
+        if run > 0 && best.as_ref().is_none_or(|b| run >= b.len()) {
+            best = Some(x..x + run);
         }
-        x += paper.max(1);
+        x += run.max(1);
     }
-    widest.1
+    best
+}
+
+/// The middle of the widest stretch of columns without ink in a blank run, else of the run:
+/// a blank column may hold a thin mark's ink (a hyphen-minus is two pixels thick at 200 dpi),
+/// which a cut in the run's middle would split between two pieces, read by neither.
+fn paper_middle(ink: &[u32], run: std::ops::Range<usize>) -> usize {
+    let middle = |r: &std::ops::Range<usize>| r.start + r.len() / 2;
+    widest_run(run.clone(), |c| ink[c] == 0).map_or_else(|| middle(&run), |paper| middle(&paper))
 }
 
 /// Whether a blank run of `columns` in a line's crop is as wide as a word space.
