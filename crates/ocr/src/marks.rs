@@ -140,6 +140,10 @@ const ELLIPSIS_DOTS: usize = 3;
 /// A run of full stops recognition read is a leader's from two dots evenly set: what a
 /// leader alone needs three of to tell it from specks, the reading already tells.
 const DOT_RUN_MIN_DOTS: usize = 2;
+/// The print's side of a page's first ink split holds at most this share of it, tints aside:
+/// a page of 8 pt text at 200 dpi inks a tenth, and at a tenth pr-138's dark band (5%) and
+/// its print split again at grey 69, so thin that its lines were cut at false gutters.
+const MAX_PRINT_SHARE: f32 = 0.2;
 /// The page's ink level is taken from every this-many-th pixel, both ways.
 const HISTOGRAM_STEP: usize = 4;
 /// Recognition must be this sure of a mark (mean probability of its characters other than
@@ -451,11 +455,27 @@ pub(crate) struct Ink {
 }
 
 impl Ink {
+    /// A tint under part of the page (m27's cyan rows, a third of it) falls on the print's
+    /// side of the first split; where that side holds more than `MAX_PRINT_SHARE` of the page
+    /// and splits again into less print than tint, the print is its part away from the paper.
     pub(crate) fn of_page(img: &RgbImage) -> Ink {
         let hist = grey_histogram(img);
+        let total: u64 = hist.iter().sum();
         let level = otsu(&hist);
         let below: u64 = hist[..=level as usize].iter().sum();
-        Ink { level, dark: 2 * below <= hist.iter().sum::<u64>() }
+        let dark = 2 * below <= total;
+        let side = |lo: usize, hi: usize| {
+            let mut part = [0u64; 256];
+            part[lo..=hi].copy_from_slice(&hist[lo..=hi]);
+            part
+        };
+        let (print, count) =
+            if dark { (side(0, level as usize), below) } else { (side(level as usize + 1, 255), total - below) };
+        let within = otsu(&print);
+        let inner: u64 =
+            if dark { print[..=within as usize].iter().sum() } else { print[within as usize + 1..].iter().sum() };
+        let tinted = count as f32 > MAX_PRINT_SHARE * total as f32 && 2 * inner < count;
+        Ink { level: if tinted { within } else { level }, dark }
     }
 
     pub(crate) fn is(&self, p: &image::Rgb<u8>) -> bool {
@@ -1083,6 +1103,39 @@ mod tests {
             paint(img, 200, 29, 6, 3);
         };
         assert_eq!(found_after_the_line(attached), vec![]);
+    }
+
+    #[test]
+    fn a_tint_under_a_third_of_the_page_is_paper_and_the_print_on_it_ink() {
+        // m27's cyan rows: the first split took the tint for ink, and every strip on its rows
+        // for one blob. Here a darker tint under two fifths of the page.
+        let tint = image::Rgb([120, 175, 175]);
+        let mut img = RgbImage::from_pixel(400, 100, image::Rgb([250, 250, 250]));
+        for y in 58..100 {
+            for x in 0..400 {
+                img.put_pixel(x, y, tint);
+            }
+        }
+        for top in [20, 70] {
+            for x in (30..190).step_by(12) {
+                paint(&mut img, x, top, 7, 18);
+            }
+        }
+        let ink = Ink::of_page(&img);
+        assert!(!ink.is(&tint) && !ink.is(&image::Rgb([250, 250, 250])) && ink.is(&image::Rgb([20, 20, 20])));
+        // Heavy print, over a fifth of a page, untinted: its glyphs' grey edges (one side each,
+        // fewer than their cores, drawn on the histogram's sampling grid) stay ink.
+        let edge = image::Rgb([120, 120, 120]);
+        let mut heavy = RgbImage::from_pixel(400, 90, image::Rgb([250, 250, 250]));
+        for top in [8, 48] {
+            for x in (8..380).step_by(24) {
+                paint(&mut heavy, x, top, 12, 20);
+                for (dx, dy) in (12..16).flat_map(|dx| (0..20).map(move |dy| (dx, dy))) {
+                    heavy.put_pixel(x + dx, top + dy, edge);
+                }
+            }
+        }
+        assert!(Ink::of_page(&heavy).is(&edge));
     }
 
     #[test]
