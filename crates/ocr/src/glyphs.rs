@@ -32,6 +32,8 @@ const DASH_MIN_ASPECT: f32 = 1.5;
 /// A full stop is at most this many times as wide as high (failing_sort's oblong ones are
 /// about twice); a thin hyphen's ink read at the baseline (a hairline's) is longer.
 const STOP_MAX_ASPECT: f32 = 3.0;
+/// A raised dot, which the model reads for a short hyphen too.
+const MIDDLE_DOT: char = '·';
 /// Characters whose glyphs reach below the baseline, so that a letter read as one of them
 /// may not stand on it.
 const DESCENDING: &[char] = &['g', 'j', 'p', 'q', 'y', 'J', 'Q', ',', ';', '(', ')', '[', ']', '{', '}', '|', '/'];
@@ -122,7 +124,7 @@ pub(crate) fn steps_span(decoded: &[Decoded], i: usize, step_px: f32) -> [f32; 2
 /// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
 /// The crop's blobs are labelled once, for a line that holds such a mark.
 pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
-    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '-' | '.')) {
+    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '-' | '.' | MIDDLE_DOT)) {
         return;
     }
     let ink = CropInk::of(crop);
@@ -130,10 +132,11 @@ pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
     stops_and_hyphens(decoded, &ink, step_px);
 }
 
-/// Full stops read as hyphens and hyphens as full stops, told apart by where their ink stands
-/// against the line's baseline: a full stop on it, a hyphen raised to the middle of the
-/// x-height. The model read failing_sort's square full stops ("J., sehensw.") as "-" and
-/// issue-90's minus signs ("-1") as ".".
+/// Full stops read as hyphens and hyphens as full stops or middle dots, told apart by where
+/// their ink stands against the line's baseline and its shape: a full stop on it, a hyphen
+/// raised to the middle of the x-height and wider than high. The model read failing_sort's
+/// square full stops ("J., sehensw.") as "-", issue-90's minus signs ("-1") as "." and
+/// jpeg2000's short hyphens between capitals ("VOTERS - TOTAL") as "·".
 fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     // One letter gives the baseline where none read may descend ("-1"), two elsewhere.
     let min_letters = if decoded.iter().any(|d| DESCENDING.contains(&d.ch)) { 2 } else { 1 };
@@ -142,7 +145,7 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
         ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
     };
     for i in 0..decoded.len() {
-        if !matches!(decoded[i].ch, '-' | '.') {
+        if !matches!(decoded[i].ch, '-' | '.' | MIDDLE_DOT) {
             continue;
         }
         let Some(k) = ink.nearest(steps_span(decoded, i, step_px), small) else { continue };
@@ -152,7 +155,7 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
         let aspect = (x1 - x0 + 1) as f32 / (y1 - y0 + 1) as f32;
         decoded[i].ch = match decoded[i].ch {
             '-' if raised.abs() <= ON_BASELINE && aspect <= STOP_MAX_ASPECT => '.',
-            '.' if (RAISED[0]..=RAISED[1]).contains(&raised) && aspect >= DASH_MIN_ASPECT => '-',
+            '.' | MIDDLE_DOT if (RAISED[0]..=RAISED[1]).contains(&raised) && aspect >= DASH_MIN_ASPECT => '-',
             ch => ch,
         };
     }
@@ -209,6 +212,8 @@ mod tests {
         assert_eq!(judged("ab-", &[Letter, Letter, Stop]), "ab.", "failing_sort's square full stops");
         assert_eq!(judged(".1", &[Hyphen, Letter]), "-1", "issue-90's minus signs");
         assert_eq!(judged("a-b.", &[Letter, Hyphen, Letter, Stop]), "a-b.", "read right, kept");
+        assert_eq!(judged("a·b", &[Letter, Hyphen, Letter]), "a-b", "jpeg2000's short hyphens");
+        assert_eq!(judged("a·b", &[Letter, RaisedDot, Letter]), "a·b", "a middle dot as printed");
     }
 
     #[test]
