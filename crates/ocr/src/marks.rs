@@ -464,16 +464,13 @@ impl Ink {
         let level = otsu(&hist);
         let below: u64 = hist[..=level as usize].iter().sum();
         let dark = 2 * below <= total;
-        let side = |lo: usize, hi: usize| {
-            let mut part = [0u64; 256];
-            part[lo..=hi].copy_from_slice(&hist[lo..=hi]);
-            part
-        };
-        let (print, count) =
-            if dark { (side(0, level as usize), below) } else { (side(level as usize + 1, 255), total - below) };
+        // The greys on the print's side of a split at `at`.
+        let print_side = |at: u8| if dark { 0..=at as usize } else { at as usize + 1..=255 };
+        let mut print = [0u64; 256];
+        print[print_side(level)].copy_from_slice(&hist[print_side(level)]);
+        let count: u64 = print.iter().sum();
         let within = otsu(&print);
-        let inner: u64 =
-            if dark { print[..=within as usize].iter().sum() } else { print[within as usize + 1..].iter().sum() };
+        let inner: u64 = print[print_side(within)].iter().sum();
         let tinted = count as f32 > MAX_PRINT_SHARE * total as f32 && 2 * inner < count;
         Ink { level: if tinted { within } else { level }, dark }
     }
