@@ -112,15 +112,25 @@ function pageFigure(page) {
   return svg;
 }
 
+/** A list of warnings' messages (a page that could not be read whole, OCR read unsurely). */
+function warningList(warnings) {
+  const ul = Object.assign(document.createElement('ul'), { className: 'warnings' });
+  ul.append(...warnings.map((w) => Object.assign(document.createElement('li'), { textContent: w.message })));
+  return ul;
+}
+
 function render(card, doc) {
   const pages = card.querySelector('.pages');
   pages.replaceChildren();
+  if (doc.warnings?.length) pages.append(warningList(doc.warnings));
   for (const p of doc.pages) {
     const div = Object.assign(document.createElement('div'), { className: 'page' });
     div.dataset.page = p.number;
     const h = Object.assign(document.createElement('h3'), { textContent: `Page ${p.number} — ${p.words.length} words` });
     const pre = Object.assign(document.createElement('pre'), { textContent: p.text });
-    div.append(h, pageFigure(p), pre);
+    div.append(h);
+    if (p.warnings?.length) div.append(warningList(p.warnings));
+    div.append(pageFigure(p), pre);
     pages.append(div);
   }
   const actions = card.querySelector('.actions');

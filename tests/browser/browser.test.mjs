@@ -268,6 +268,11 @@ describe('the page', () => {
     const doc = JSON.parse(readFileSync(await download.path(), 'utf8'));
     assert.equal(doc.schema, 'docsift/1');
     assert.ok(doc.pages.length >= 1);
+    // A page read in part says why, above its text.
+    await page.setInputFiles('#files', join(CORPUS, 'pdfjs/test/pdfs/poppler-90-0-fuzzed.pdf'));
+    const fuzzed = '[data-file="poppler-90-0-fuzzed.pdf"]';
+    await page.waitForSelector(`${fuzzed}[data-state="done"]`);
+    assert.match(await page.textContent(`${fuzzed} .page[data-page="1"] .warnings`), /a content stream could not be decoded/);
     // An encrypted file prompts for its password.
     await page.setInputFiles('#files', join(CORPUS, 'pdfjs/test/pdfs/issue3371.pdf'));
     const locked = '[data-file="issue3371.pdf"]';

@@ -633,6 +633,23 @@ fn a_tables_asterisks_read_as_asterisks_in_their_rows() {
     }
 }
 
+/// tabula's mednine.pdf, an Arabic table, read by OCR (forced): the models read no Arabic,
+/// and the letters came out as Latin guesses read unsurely (mean 0.55) beside figures read
+/// surely, so the page's mean confidence alone (0.93) did not tell. The page is warned of;
+/// a scan the models read is not.
+#[test]
+fn a_page_in_a_script_the_models_do_not_read_is_warned_of() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let low = |doc: &Document| doc.pages[0].warnings.iter().any(|w| w.message.contains("mean confidence"));
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/mednine.pdf");
+    let arabic =
+        extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("mednine");
+    assert!(low(&arabic), "{:?}", arabic.pages[0].warnings);
+    let latin = phototest_read(&corpus, &models);
+    assert!(!low(&latin), "{:?}", latin.pages[0].warnings);
+}
+
 /// nics-background-checks' page shown turned a quarter (`/Rotate 90`), read by OCR: its
 /// boxes of one figure ("0", about as long as high, so DB leaves them unturned) outnumber its
 /// turned lines of figures, and voted the page upright, which was then read across its

@@ -32,8 +32,9 @@ const DASH_MIN_ASPECT: f32 = 1.5;
 /// A full stop is at most this many times as wide as high (failing_sort's oblong ones are
 /// about twice); a thin hyphen's ink read at the baseline (a hairline's) is longer.
 const STOP_MAX_ASPECT: f32 = 3.0;
-/// A raised dot, which the model reads for a short hyphen too.
+/// A raised dot and a low line, which the model reads for a short hyphen or a minus too.
 const MIDDLE_DOT: char = '·';
+const LOW_LINE: char = '_';
 /// Characters whose glyphs reach below the baseline, so that a letter read as one of them
 /// may not stand on it.
 const DESCENDING: &[char] = &['g', 'j', 'p', 'q', 'y', 'J', 'Q', ',', ';', '(', ')', '[', ']', '{', '}', '|', '/'];
@@ -124,7 +125,7 @@ pub(crate) fn steps_span(decoded: &[Decoded], i: usize, step_px: f32) -> [f32; 2
 /// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
 /// The crop's blobs are labelled once, for a line that holds such a mark.
 pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
-    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '-' | '.' | MIDDLE_DOT)) {
+    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '-' | '.' | MIDDLE_DOT | LOW_LINE)) {
         return;
     }
     let ink = CropInk::of(crop);
@@ -132,11 +133,12 @@ pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
     stops_and_hyphens(decoded, &ink, step_px);
 }
 
-/// Full stops read as hyphens and hyphens as full stops or middle dots, told apart by where
-/// their ink stands against the line's baseline and its shape: a full stop on it, a hyphen
-/// raised to the middle of the x-height and wider than high. The model read failing_sort's
-/// square full stops ("J., sehensw.") as "-", issue-90's minus signs ("-1") as "." and
-/// jpeg2000's short hyphens between capitals ("VOTERS - TOTAL") as "·".
+/// Full stops read as hyphens and hyphens as full stops, middle dots or low lines, told apart
+/// by where their ink stands against the line's baseline and its shape: a full stop on it, a
+/// hyphen raised to the middle of the x-height and wider than high. The model read
+/// failing_sort's square full stops ("J., sehensw.") as "-", issue-90's minus signs ("-1")
+/// as ".", jpeg2000's short hyphens between capitals ("VOTERS - TOTAL") as "·" and two of
+/// us-001's minus signs after an asterisk ("*–3.2") as "_".
 fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     // One letter gives the baseline where none read may descend ("-1"), two elsewhere.
     let min_letters = if decoded.iter().any(|d| DESCENDING.contains(&d.ch)) { 2 } else { 1 };
@@ -145,7 +147,7 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
         ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
     };
     for i in 0..decoded.len() {
-        if !matches!(decoded[i].ch, '-' | '.' | MIDDLE_DOT) {
+        if !matches!(decoded[i].ch, '-' | '.' | MIDDLE_DOT | LOW_LINE) {
             continue;
         }
         let Some(k) = ink.nearest(steps_span(decoded, i, step_px), small) else { continue };
@@ -155,7 +157,9 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
         let aspect = (x1 - x0 + 1) as f32 / (y1 - y0 + 1) as f32;
         decoded[i].ch = match decoded[i].ch {
             '-' if raised.abs() <= ON_BASELINE && aspect <= STOP_MAX_ASPECT => '.',
-            '.' | MIDDLE_DOT if (RAISED[0]..=RAISED[1]).contains(&raised) && aspect >= DASH_MIN_ASPECT => '-',
+            '.' | MIDDLE_DOT | LOW_LINE if (RAISED[0]..=RAISED[1]).contains(&raised) && aspect >= DASH_MIN_ASPECT => {
+                '-'
+            }
             ch => ch,
         };
     }
@@ -214,12 +218,14 @@ mod tests {
         assert_eq!(judged("a-b.", &[Letter, Hyphen, Letter, Stop]), "a-b.", "read right, kept");
         assert_eq!(judged("a·b", &[Letter, Hyphen, Letter]), "a-b", "jpeg2000's short hyphens");
         assert_eq!(judged("a·b", &[Letter, RaisedDot, Letter]), "a·b", "a middle dot as printed");
+        assert_eq!(judged("_3", &[Hyphen, Letter]), "-3", "us-001's minus signs after an asterisk");
     }
 
     #[test]
     fn a_raised_dot_or_a_mark_without_letters_beside_it_keeps_its_reading() {
         use Ink::*;
         assert_eq!(judged("ab.", &[Letter, Letter, RaisedDot]), "ab.", "a dot is not a hyphen however high");
+        assert_eq!(judged("a_b", &[Letter, Stop, Letter]), "a_b", "a low line on the baseline as printed");
         assert_eq!(judged("y-", &[Letter, Stop]), "y-", "a lone letter read as one that descends");
         assert_eq!(judged("ab-", &[Letter, Letter, Blank]), "ab-", "no ink of its size under its steps");
         let far = [[Letter, Letter].as_slice(), &[Blank; 6], &[Stop]].concat();
