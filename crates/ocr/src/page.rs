@@ -34,12 +34,18 @@ pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine:
     page.chars.clear();
     let mut known = Vec::with_capacity(lines.len());
     let mut conf_sum = 0.0;
+    // Letters alone judge a page: figures and marks read surely beside misread words (a table
+    // of Arabic names and figures) would hide them.
+    let (mut letter_sum, mut letters) = (0.0, 0);
     for line in lines {
         let lq = to_pt(&line.quad);
         let size = lq.height() / BOX_HEIGHT_EM;
         let direction = direction_of(lq.angle());
         let start = page.chars.len();
         for c in &line.chars {
+            if c.ch.is_alphabetic() {
+                (letter_sum, letters) = (letter_sum + c.confidence, letters + 1);
+            }
             let q = to_pt(&c.quad);
             let [tl, tr, _, bl] = q.0;
             let w = q.width().max(1e-3);
@@ -79,7 +85,8 @@ pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine:
     assemble_known_lines(page, &known);
     let confidence = if lines.is_empty() { 0.0 } else { conf_sum / lines.len() as f32 };
     page.ocr = Some(OcrInfo { engine: engine.to_string(), dpi: px_per_pt * 72.0, confidence, hybrid: false });
-    if let Some(mean) = low_letter_confidence(&page.chars) {
+    let mean = letter_sum / letters.max(1) as f32;
+    if letters >= MIN_JUDGED_LETTERS && mean < LOW_LETTER_CONFIDENCE {
         page.warnings.push(Warning::page(
             page.number,
             format!(
@@ -88,22 +95,6 @@ pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine:
             ),
         ));
     }
-}
-
-/// The mean confidence of the letters OCR read, where it is under `LOW_LETTER_CONFIDENCE`
-/// over `MIN_JUDGED_LETTERS` or more. Letters alone: figures and marks read surely beside
-/// misread words (a table of Arabic names and figures) would hide them.
-fn low_letter_confidence(chars: &[Char]) -> Option<f32> {
-    let letters: Vec<f32> = chars
-        .iter()
-        .filter(|c| c.text.chars().all(char::is_alphabetic))
-        .filter_map(|c| match c.origin {
-            Origin::Ocr { confidence } => Some(confidence),
-            _ => None,
-        })
-        .collect();
-    let mean = letters.iter().sum::<f32>() / letters.len().max(1) as f32;
-    (letters.len() >= MIN_JUDGED_LETTERS && mean < LOW_LETTER_CONFIDENCE).then_some(mean)
 }
 
 fn direction_of(angle: f32) -> Direction {
