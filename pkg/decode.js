@@ -5,7 +5,7 @@
 
 const DIRECTIONS = ['ltr', 'rtl', 'ttb', 'btt'];
 const CHAR_FLOATS = 12;
-const WORD_FLOATS = 5;
+const WORD_FLOATS = 6;
 const NONE = 0xffff;
 
 function lazy(obj, key, build) {
@@ -60,7 +60,7 @@ function words(w, fonts) {
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
     const k = i * WORD_FLOATS;
-    out[i] = {
+    const word = {
       text: texts[i],
       bbox: { x0: f[k], top: f[k + 1], x1: f[k + 2], bottom: f[k + 3] },
       upright: flags[2 * i] === 1,
@@ -68,6 +68,8 @@ function words(w, fonts) {
       font: fonts[font[i]],
       size: f[k + 4],
     };
+    if (!Number.isNaN(f[k + 5])) word.confidence = f[k + 5];
+    out[i] = word;
   }
   return out;
 }

@@ -5,7 +5,11 @@ export interface Char {
   origin: { kind: 'native' } | { kind: 'ocr'; confidence: number };
   matrix: [number, number, number, number, number, number]; color?: number[]; tag?: string;
 }
-export interface Word { text: string; bbox: BBox; upright: boolean; direction: Direction; font: string; size: number }
+export interface Word {
+  text: string; bbox: BBox; upright: boolean; direction: Direction; font: string; size: number;
+  /** OCR'd words only: the least confidence among the word's characters (0 to 1). */
+  confidence?: number;
+}
 export interface Line { text: string; bbox: BBox; direction: Direction; words: { start: number; end: number } }
 export interface Segment { x0: number; y0: number; x1: number; y1: number; width: number; stroke: boolean }
 export interface Rect { bbox: BBox; stroke: boolean; fill: boolean }

@@ -83,6 +83,10 @@ document.getElementById('forget-index').addEventListener('click', async () => {
   await refreshDuplicates();
 });
 
+/** An OCR'd word read less surely than crates/ocr's UNSURE_WORD_CONFIDENCE is most likely misread. */
+const UNSURE_WORD_CONFIDENCE = 0.5;
+const isUnsure = (w) => w.confidence < UNSURE_WORD_CONFIDENCE;
+
 /** The page outline with its words (and layout regions, when found) drawn as boxes at their coordinates. */
 function pageFigure(page) {
   const svg = document.createElementNS(SVG, 'svg');
@@ -103,9 +107,10 @@ function pageFigure(page) {
   for (const w of page.words) {
     const r = document.createElementNS(SVG, 'rect');
     const b = w.bbox;
-    Object.entries({ x: b.x0, y: b.top, width: b.x1 - b.x0, height: b.bottom - b.top, class: 'word' }).forEach(([k, v]) => r.setAttribute(k, v));
+    const unsure = isUnsure(w);
+    Object.entries({ x: b.x0, y: b.top, width: b.x1 - b.x0, height: b.bottom - b.top, class: unsure ? 'word unsure' : 'word' }).forEach(([k, v]) => r.setAttribute(k, v));
     const title = document.createElementNS(SVG, 'title');
-    title.textContent = w.text;
+    title.textContent = w.confidence === undefined ? w.text : `${w.text} (read by OCR with confidence ${w.confidence.toFixed(2)})`;
     r.append(title);
     svg.append(r);
   }
@@ -126,7 +131,8 @@ function render(card, doc) {
   for (const p of doc.pages) {
     const div = Object.assign(document.createElement('div'), { className: 'page' });
     div.dataset.page = p.number;
-    const h = Object.assign(document.createElement('h3'), { textContent: `Page ${p.number} — ${p.words.length} words` });
+    const unsure = p.words.filter(isUnsure).length;
+    const h = Object.assign(document.createElement('h3'), { textContent: `Page ${p.number} — ${p.words.length} words${unsure ? `, ${unsure} read unsurely` : ''}` });
     const pre = Object.assign(document.createElement('pre'), { textContent: p.text });
     div.append(h);
     if (p.warnings?.length) div.append(warningList(p.warnings));

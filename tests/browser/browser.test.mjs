@@ -312,6 +312,20 @@ describe('the page', () => {
     await page.setInputFiles('#files', [{ name: 'with-layout.pdf', mimeType: 'application/pdf', buffer: pdfBytes }]);
     await page.waitForSelector('[data-file="with-layout.pdf"][data-state="done"]', { timeout: 120_000 });
     assert.ok((await page.locator('[data-file="with-layout.pdf"] .page svg rect.block').count()) > 0, 'layout blocks drawn');
+    // A scan of print the models cannot read (tabula's mednine.pdf, an Arabic table, as a
+    // picture): its page is warned of, and its words read unsurely are drawn apart.
+    const pictures = mkdtempSync(join(tmpdir(), 'docsift-page-'));
+    const arabic = join(pictures, 'mednine.png');
+    execFileSync(CLI, ['render', join(CORPUS, 'tabula-java/src/test/resources/technology/tabula/mednine.pdf'), '--page', '1', '--dpi', '150', '-o', arabic]);
+    await page.setInputFiles('#files', arabic);
+    rmSync(pictures, { recursive: true });
+    const scanned = '[data-file="mednine.png"]';
+    await page.waitForSelector(`${scanned}[data-state="done"]`, { timeout: 120_000 });
+    assert.match(await page.textContent(`${scanned} .page[data-page="1"] .warnings`), /letters with a mean confidence of 0\.\d\d: they are likely misread/);
+    const unsure = await page.locator(`${scanned} .page svg rect.word.unsure`).count();
+    assert.ok(unsure > 10, `${unsure} words drawn as read unsurely`);
+    assert.match(await page.textContent(`${scanned} .page h3`), new RegExp(`, ${unsure} read unsurely$`));
+    assert.match(await page.locator(`${scanned} .page svg rect.word.unsure title`).first().textContent(), /\(read by OCR with confidence 0\.[0-4]\d\)$/);
     // A scan being read by OCR stops mid-page at the card's Stop button.
     await page.setInputFiles('#files', join(CORPUS, 'ocr/ocrmypdf/tests/resources/linn.png'));
     const scan = '[data-file="linn.png"]';

@@ -19,6 +19,8 @@ const TARGET = process.env.CARGO_TARGET_DIR || join(process.env.HOME, '.cache', 
 const CLI = join(TARGET, 'release', 'docsift');
 /** Same model, same code, different float rounding (wasm SIMD vs native): boxes agree to a pixel or so. */
 const BOX_TOLERANCE = 2.0;
+/** Word confidences in wasm and natively: the same text read, the sums in another order (SIMD width, fused multiply-adds). */
+const CONFIDENCE_TOLERANCE = 0.02;
 
 let browser, server, plain;
 /** Files the tests make, served under /corpus/made/. */
@@ -149,7 +151,7 @@ async function inBrowser(path, options = {}, on = server, plainSimd = false, cre
     const started = performance.now();
     const doc = await ds.extract(bytes, { ...options, onProgress: (p) => { stages.add(p.stage); if (p.step) steps.add(p.step.name); } });
     const seconds = (performance.now() - started) / 1000;
-    return { seconds, stages: [...stages], steps: [...steps], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, blocks: p.blocks, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
+    return { seconds, stages: [...stages], steps: [...steps], pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, blocks: p.blocks, words: p.words.map(({ bbox, confidence }) => ({ bbox, confidence })), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })) };
   }, { path, options, create });
   await page.close();
   const origin = new URL(on.url).origin;
@@ -167,10 +169,13 @@ function assertSameReading(got, want, label) {
     assert.equal(Boolean(p.ocr), Boolean(w.ocr), `${label} page ${i + 1}: read by OCR`);
     if (p.ocr) assert.deepEqual(p.origins, ['ocr']);
     assert.equal(p.words.length, w.words.length, `${label} page ${i + 1}: words`);
-    p.words.forEach((b, k) => {
+    p.words.forEach(({ bbox: b, confidence }, k) => {
       const o = w.words[k].bbox;
       const off = Math.max(Math.abs(b.x0 - o.x0), Math.abs(b.top - o.top), Math.abs(b.x1 - o.x1), Math.abs(b.bottom - o.bottom));
       assert.ok(off <= BOX_TOLERANCE, `${label} page ${i + 1} word ${k}: ${JSON.stringify(b)} vs ${JSON.stringify(o)}`);
+      // The wire format carries an OCR'd word's confidence, and only an OCR'd word's.
+      assert.equal(typeof confidence, p.ocr ? 'number' : 'undefined', `${label} page ${i + 1} word ${k}: confidence`);
+      if (p.ocr) assert.ok(Math.abs(confidence - w.words[k].confidence) <= CONFIDENCE_TOLERANCE, `${label} page ${i + 1} word ${k}: confidence ${confidence} vs ${w.words[k].confidence}`);
     });
   });
 }
@@ -280,7 +285,7 @@ for (const [on, build] of [[() => plain, 'ocr-relaxed'], [() => server, 'ocr-thr
       const again = await fresh.prepareOcr();
       return {
         abortedAs, afterAbort, ready, again, unpreparedSecs, prepareSecs, firstSecs, preparing: [...preparing], reading: [...reading],
-        pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, words: p.words.map((w) => w.bbox), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })),
+        pages: doc.pages.map((p) => ({ text: p.text, ocr: p.ocr, words: p.words.map(({ bbox, confidence }) => ({ bbox, confidence })), origins: [...new Set(p.chars.map((c) => c.origin.kind))] })),
       };
     }, path);
     await page.close();

@@ -650,6 +650,27 @@ fn a_page_in_a_script_the_models_do_not_read_is_warned_of() {
     assert!(!low(&latin), "{:?}", latin.pages[0].warnings);
 }
 
+/// pdfplumber's issue-463 page, read by OCR (forced): English print with a Japanese
+/// paragraph, which the models read as Chinese guesses (「私丈冬刀饵在集女T八末寸。…) at 0.29–0.38
+/// a word. The page's letters as a whole read surely enough, so only its words tell: they
+/// are warned of, and each OCR'd word carries the least confidence of its characters.
+#[test]
+fn lines_in_a_script_the_models_do_not_read_amid_latin_print_are_warned_of_by_their_words() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("pdfplumber/tests/pdfs/issue-463-example.pdf");
+    let doc =
+        extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("issue-463");
+    let page = &doc.pages[0];
+    let words = |below: bool| page.words.iter().filter(move |w| w.confidence.is_some_and(|c| (c < 0.5) == below));
+    assert!(words(true).any(|w| w.text.starts_with('「')), "{:?}", page.words);
+    assert!(words(false).count() > 50, "most English words read surely: {:?}", page.words);
+    assert!(page.words.iter().all(|w| w.confidence.is_some()));
+    let warned =
+        page.warnings.iter().any(|w| w.message.contains("words of this page") && w.message.contains("\u{201c}「"));
+    assert!(warned, "{:?}", page.warnings);
+}
+
 /// nics-background-checks' page shown turned a quarter (`/Rotate 90`), read by OCR: its
 /// boxes of one figure ("0", about as long as high, so DB leaves them unturned) outnumber its
 /// turned lines of figures, and voted the page upright, which was then read across its

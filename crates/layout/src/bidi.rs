@@ -62,6 +62,7 @@ mod tests {
             direction: Direction::Ltr,
             font: "".into(),
             size: 10.0,
+            confidence: None,
         }
     }
 

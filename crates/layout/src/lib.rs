@@ -6,7 +6,7 @@
 mod bidi;
 mod order;
 
-use docsift_model::{BBox, Char, Direction, Line, Page, Word};
+use docsift_model::{BBox, Char, Direction, Line, Origin, Page, Word};
 pub use order::median;
 
 /// Gap between two glyphs, as a fraction of the font size, above which they belong to
@@ -293,12 +293,16 @@ fn line_to_words(chars: &[Char], frame: Frame, line: &[usize], opts: &TextOption
 fn make_word(chars: &[Char], idx: &[usize], direction: Direction) -> Word {
     let mut text = String::new();
     let mut bbox = chars[idx[0]].bbox;
+    let mut confidence: Option<f32> = None;
     for &i in idx {
         text.push_str(&chars[i].text);
         bbox = bbox.union(&chars[i].bbox);
+        if let Origin::Ocr { confidence: c } = chars[i].origin {
+            confidence = Some(confidence.map_or(c, |least| least.min(c)));
+        }
     }
     let first = &chars[idx[0]];
-    Word { text, bbox, upright: first.upright, direction, font: first.font.clone(), size: first.size }
+    Word { text, bbox, upright: first.upright, direction, font: first.font.clone(), size: first.size, confidence }
 }
 
 /// Fills `page.words`, `page.lines` and `page.text` from `page.chars` (which stay as
@@ -544,7 +548,7 @@ pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use docsift_model::{Matrix, Origin};
+    use docsift_model::Matrix;
 
     fn ch(text: &str, x0: f32, top: f32, w: f32, size: f32) -> Char {
         Char {
@@ -589,6 +593,23 @@ mod tests {
         assert_eq!(p.text, "ab\nc");
         assert_eq!(p.lines.len(), 2);
         assert_eq!(p.lines[0].words, 0..1);
+    }
+
+    #[test]
+    fn an_ocr_word_is_as_sure_as_its_least_sure_letter_and_a_native_word_has_no_confidence() {
+        let read = |text, x0, confidence| Char { origin: Origin::Ocr { confidence }, ..ch(text, x0, 0.0, 5.0, 10.0) };
+        let mut p = page_of(vec![
+            read("c", 0.0, 0.98),
+            read("a", 5.0, 0.41),
+            read("t", 10.0, 0.9),
+            ch(" ", 15.0, 0.0, 3.0, 10.0),
+            ch("d", 18.0, 0.0, 5.0, 10.0),
+        ]);
+        assemble(&mut p, &TextOptions::default());
+        assert_eq!(
+            p.words.iter().map(|w| (w.text.as_str(), w.confidence)).collect::<Vec<_>>(),
+            [("cat", Some(0.41)), ("d", None)]
+        );
     }
 
     #[test]

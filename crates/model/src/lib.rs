@@ -71,6 +71,10 @@ pub struct Word {
     pub direction: Direction,
     pub font: Arc<str>,
     pub size: f32,
+    /// For a word OCR read, the least confidence among its characters (one misread letter
+    /// makes the word wrong, as in tesseract's word confidence); none for native glyphs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

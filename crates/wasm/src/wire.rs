@@ -18,6 +18,8 @@ use crate::to_js;
 /// Floats per char: x0, top, x1, bottom, size, the 6 matrix entries, OCR confidence (NaN
 /// for native glyphs).
 pub const CHAR_FLOATS: usize = 12;
+/// Floats per word: x0, top, x1, bottom, size, OCR confidence (NaN for native words).
+pub const WORD_FLOATS: usize = 6;
 /// Marks "none" in the u16 index columns (colour, tag).
 const NONE: u16 = u16::MAX;
 
@@ -183,9 +185,10 @@ impl WirePage {
 
         let n = page.words.len();
         let mut words = Columns { n: n as u32, text: Joined::with_capacity(n), ..Columns::default() };
+        words.f.reserve(n * WORD_FLOATS);
         for w in &page.words {
             let b = w.bbox;
-            words.f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, w.size]);
+            words.f.extend_from_slice(&[b.x0, b.top, b.x1, b.bottom, w.size, w.confidence.unwrap_or(f32::NAN)]);
             words.flags.extend_from_slice(&[w.upright as u8, direction_code(w.direction)]);
             words.font.push(fonts.get(&w.font));
             words.text.push(&w.text);
