@@ -119,10 +119,13 @@ fn unsure_reading_to_warning(number: usize, letter_sum: f32, letters: usize, wor
     let first = &unsure[0].text;
     let shown: String = first.chars().take(QUOTED_CHARS).collect();
     let more = if shown.len() < first.len() { "…" } else { "" };
+    let words = match unsure.len() {
+        1 => "1 word".to_string(),
+        n => format!("{n} words"),
+    };
     let message = format!(
-        "OCR read {} words of this page ({unsure_letters} letters) with a confidence under \
-         {UNSURE_WORD_CONFIDENCE}, the first \u{201c}{shown}{more}\u{201d}: they are likely misread ({UNSURE_CAUSE})",
-        unsure.len()
+        "OCR read {words} of this page ({unsure_letters} letters) with a confidence under \
+         {UNSURE_WORD_CONFIDENCE}, the first \u{201c}{shown}{more}\u{201d}: they are likely misread ({UNSURE_CAUSE})"
     );
     Some(Warning::page(number, message))
 }
@@ -252,9 +255,17 @@ mod tests {
             warnings[0].1.starts_with("OCR read 8 words of this page (40 letters) with a confidence under 0.5, the first \u{201c}4giil\u{201d}"),
             "{warnings:?}"
         );
-        // A misread word or two on such a page is left to the words' confidences.
+        // A misread word or two on such a page is left to the words' confidences; one long
+        // enough (a line without spaces) is not, and is quoted in part.
         bilingual[6] = test_support::line("4giil clliw1 ctis", rect(0.0, 200.0, 400.0, 220.0), 0.3);
         assert!(warned(&bilingual).is_empty());
+        let unspaced = "「私丈冬刀饵在集女T八末寸。同L二上在寸百二上在书動女L末寸」「私丈冬刀饵在集女T八末寸。同L二上";
+        bilingual[6] = test_support::line(unspaced, rect(0.0, 200.0, 400.0, 220.0), 0.3);
+        let warnings = warned(&bilingual);
+        assert!(
+            warnings[0].1.starts_with("OCR read 1 word of this page (44 letters) with a confidence under 0.5, the first \u{201c}「私丈冬刀饵在集女T八末寸。同L二上在寸百二上在\u{2026}\u{201d}"),
+            "{warnings:?}"
+        );
     }
 
     #[test]
