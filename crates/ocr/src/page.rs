@@ -24,7 +24,7 @@ const LOW_LETTER_CONFIDENCE: f32 = 0.85;
 const MIN_JUDGED_LETTERS: usize = 8;
 /// A word OCR read with less confidence than this is most likely wrong: over page 1 of the
 /// 284 corpus PDFs, 224 of the 253 words under it differ from the text layer's.
-pub const UNSURE_WORD_CONFIDENCE: f32 = 0.5;
+const UNSURE_WORD_CONFIDENCE: f32 = 0.5;
 /// Letters in unsure words that make a page read well otherwise worth a warning, about a
 /// line's worth: such pages among the 284 hold 30 or fewer (a misread word or two), and a
 /// Japanese paragraph read as Chinese amid English print (issue-463) holds 119.
