@@ -22,7 +22,8 @@ struct Cli {
 enum Format {
     /// Each page's text; pages separated by a form feed.
     Text,
-    /// One word per line: page, x0, top, x1, bottom, text (tab-separated).
+    /// One word per line: page, x0, top, x1, bottom, OCR confidence (empty for native
+    /// text), text (tab-separated).
     Words,
     /// One character per line: page, x0, top, x1, bottom, font, size, text.
     Chars,
@@ -168,9 +169,11 @@ fn write_doc(out: &mut impl Write, doc: &Document, format: Format) -> io::Result
         Format::Words => {
             for p in &doc.pages {
                 for w in &p.words {
+                    // Empty for native words, so a column of numbers is an OCR reading's.
+                    let confidence = w.confidence.map(|c| format!("{c:.3}")).unwrap_or_default();
                     writeln!(
                         out,
-                        "{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{}",
+                        "{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t{confidence}\t{}",
                         p.number, w.bbox.x0, w.bbox.top, w.bbox.x1, w.bbox.bottom, w.text
                     )?;
                 }
@@ -533,5 +536,40 @@ fn main() -> ExitCode {
             eprintln!("docsift: {msg}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docsift::Page;
+    use docsift::model::{BBox, Direction, Word};
+
+    fn word(text: &str, x0: f32, confidence: Option<f32>) -> Word {
+        Word {
+            text: text.into(),
+            bbox: BBox { x0, top: 10.0, x1: x0 + 20.0, bottom: 20.0 },
+            upright: true,
+            direction: Direction::Ltr,
+            font: "F".into(),
+            size: 10.0,
+            confidence,
+        }
+    }
+
+    #[test]
+    fn words_tsv_gives_an_ocr_words_confidence_before_its_text_and_leaves_a_native_words_empty() {
+        let page = docsift::Page {
+            number: 2,
+            words: vec![word("Total", 5.0, None), word("12.50", 30.0, Some(0.4321))],
+            ..Page::default()
+        };
+        let doc = Document::new(docsift::Meta::default(), vec![page], vec![]);
+        let mut out = Vec::new();
+        write_doc(&mut out, &doc, Format::Words).expect("writes to memory");
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            "2\t5.000\t10.000\t25.000\t20.000\t\tTotal\n2\t30.000\t10.000\t50.000\t20.000\t0.432\t12.50\n"
+        );
     }
 }
