@@ -704,6 +704,24 @@ fn full_stops_and_hyphens_read_by_where_their_ink_stands() {
     assert!(issue_90.contains("6.00 -0.43 -2 -1 -1 -1 -1 -1 -1 0 1 5.57"), "{issue_90}");
 }
 
+/// senate-expenditures' amounts in 6 pt print, read by OCR (forced): a comma's tail there is a
+/// pixel lighter than the ink, and recognition read every one as a full stop ("37.499.96"),
+/// a number no convention writes. The page's other amounts ("446.87") start decimals with a
+/// full stop, so those take commas for thousands (`numbers`).
+#[test]
+fn amounts_whose_commas_read_as_full_stops_take_the_separators_of_the_pages_other_amounts() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("pdfplumber/tests/pdfs/senate-expenditures.pdf");
+    let (want, got) = (page_one_native(&path), page_one_by_ocr(&path, &engine(&dir)));
+    let grouped = |text: &str| -> Vec<String> {
+        let number = |w: &&str| w.contains(',') && w.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+        text.split_whitespace().filter(number).map(str::to_owned).collect()
+    };
+    let amounts = grouped(&want);
+    assert!(amounts.len() >= 10 && amounts.contains(&"37,499.96".to_owned()), "{amounts:?}");
+    assert_eq!(grouped(&got), amounts, "{got}");
+}
+
 /// Marks detection does not box, each one blob of ink alone on its row: superscript.pdf's
 /// "-" for an empty cell (CER 0.150 against the text layer without them), eu-017's bullets,
 /// which recognition read as "0" or as nothing, and la-precinct-bulletin's page number "1"

@@ -14,6 +14,7 @@ mod jpeg2000;
 mod layout;
 mod look_alikes;
 mod marks;
+mod numbers;
 mod page;
 mod practice;
 mod quotes;
@@ -659,9 +660,11 @@ impl Engine {
 /// A page's lines from what its batches read (`Engine::recognize_batch`): East Asian
 /// look-alikes on a page of Latin print read as Latin (see `look_alikes`), drop capitals
 /// joined to their lines (see `initials`), and leaders read beside lines given back the dots
-/// the lines' boxes cut (see `marks::leaders_joined`).
+/// the lines' boxes cut (see `marks::leaders_joined`), and numbers whose commas were read as
+/// full stops given the page's separators (see `numbers`).
 pub fn lines_of_page(lines: Vec<OcrLine>) -> Vec<OcrLine> {
-    marks::leaders_joined(initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines)))
+    let lines = marks::leaders_joined(initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines)));
+    numbers::separators_to_page_convention(lines)
 }
 
 /// The character dictionary stored in a recognition model file (its `character` metadata).
