@@ -29,35 +29,36 @@ enum Convention {
 /// stops and no convention writes the number so (see the module's note); lines on a page
 /// whose numbers show neither convention, or both as often, are left as read.
 pub fn separators_to_page_convention(mut lines: Vec<OcrLine>) -> Vec<OcrLine> {
-    let Some(convention) = page_convention(&lines) else { return lines };
-    for line in &mut lines {
-        let mut changed = false;
-        for run in number_runs(&line.chars) {
-            let number: String = line.chars[run.clone()].iter().map(|c| c.ch).collect();
-            let Some(mended) = mended_separators(&number, convention) else { continue };
-            for (c, ch) in line.chars[run].iter_mut().zip(mended.chars()) {
-                c.ch = ch;
-            }
-            changed = true;
+    let numbers: Vec<(usize, Range<usize>, String)> = lines
+        .iter()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            number_runs(&line.chars).into_iter().map(move |run| {
+                let number = line.chars[run.clone()].iter().map(|c| c.ch).collect();
+                (i, run, number)
+            })
+        })
+        .collect();
+    let Some(convention) = page_convention(numbers.iter().map(|(_, _, n)| n.as_str())) else { return lines };
+    for (i, run, number) in numbers {
+        let Some(mended) = mended_separators(&number, convention) else { continue };
+        let line = &mut lines[i];
+        for (c, ch) in line.chars[run].iter_mut().zip(mended.chars()) {
+            c.ch = ch;
         }
-        if changed {
-            line.text = line.chars.iter().map(|c| c.ch).collect();
-        }
+        line.text = line.chars.iter().map(|c| c.ch).collect();
     }
     lines
 }
 
-/// The convention most of the page's well-formed numbers show, if one shows more often.
-fn page_convention(lines: &[OcrLine]) -> Option<Convention> {
+/// The convention most of a page's well-formed numbers show, if one shows more often.
+fn page_convention<'a>(numbers: impl Iterator<Item = &'a str>) -> Option<Convention> {
     let (mut comma, mut stop) = (0, 0);
-    for line in lines {
-        for run in number_runs(&line.chars) {
-            let number: String = line.chars[run].iter().map(|c| c.ch).collect();
-            match written_as(&number) {
-                Some(Convention::CommaThousands) => comma += 1,
-                Some(Convention::StopThousands) => stop += 1,
-                None => {}
-            }
+    for number in numbers {
+        match written_as(number) {
+            Some(Convention::CommaThousands) => comma += 1,
+            Some(Convention::StopThousands) => stop += 1,
+            None => {}
         }
     }
     match comma.cmp(&stop) {

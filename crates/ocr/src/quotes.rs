@@ -39,7 +39,9 @@ pub fn curl_quotes(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
         }
         let before = i.checked_sub(1).map(|k| decoded[k].ch);
         let after = decoded.get(i + 1).map(|n| n.ch);
-        let opening = before.is_none_or(|c| c == ' ' || BEFORE_OPENING.contains(&c)) && after.is_some_and(|c| c != ' ');
+        let opening = before.is_none_or(|c| c == ' ' || BEFORE_OPENING.contains(&c))
+            && after.is_some_and(|c| c != ' ')
+            && !stands_for_figures(decoded, i);
         decoded[i].ch = match (decoded[i].ch, opening) {
             ('\'', true) => '‘',
             ('\'', false) => '’',
@@ -47,6 +49,16 @@ pub fn curl_quotes(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
             (_, false) => '”',
         };
     }
+}
+
+/// An apostrophe standing for a year's first figures ("the ’90s", "class of ’05") closes,
+/// though it starts a word; a quoted number ("‘42’") and a year ("‘1990") still open.
+fn stands_for_figures(decoded: &[Decoded], i: usize) -> bool {
+    let next = |k: usize| decoded.get(i + k).map(|d| d.ch);
+    decoded[i].ch == '\''
+        && next(1).is_some_and(|c| c.is_ascii_digit())
+        && next(2).is_some_and(|c| c.is_ascii_digit())
+        && next(3).is_none_or(|c| !c.is_ascii_digit() && !matches!(c, '\'' | '’'))
 }
 
 /// The wander of the quotation mark nearest the middle of columns `span`: None where no ink
@@ -148,6 +160,16 @@ mod tests {
         assert_eq!(curled("a \"b\"", &[none, none, c, none, c]), "a “b”");
         assert_eq!(curled("(\"b", &[none, c, none]), "(“b");
         assert_eq!(curled("a's \"b\"", &[none, s, none, none, s, none, c]), "a's \"b”", "each mark by its own ink");
+    }
+
+    #[test]
+    fn an_apostrophe_for_a_years_first_figures_closes_at_a_words_start() {
+        let (c, none) = (Some(true), None);
+        assert_eq!(curled("the '90s", &[none, none, none, none, c, none, none, none]), "the ’90s");
+        assert_eq!(curled("'05", &[c, none, none]), "’05");
+        assert_eq!(curled("'42'", &[c, none, none, c]), "‘42’", "a quoted number");
+        assert_eq!(curled("'1990", &[c, none, none, none, none]), "‘1990");
+        assert_eq!(curled("\"90", &[c, none, none]), "“90", "a double mark is no apostrophe");
     }
 
     #[test]
