@@ -659,9 +659,9 @@ impl Engine {
 
 /// A page's lines from what its batches read (`Engine::recognize_batch`): East Asian
 /// look-alikes on a page of Latin print read as Latin (see `look_alikes`), drop capitals
-/// joined to their lines (see `initials`), and leaders read beside lines given back the dots
-/// the lines' boxes cut (see `marks::leaders_joined`), and numbers whose commas were read as
-/// full stops given the page's separators (see `numbers`).
+/// joined to their lines (see `initials`), leaders read beside lines given back the dots the
+/// lines' boxes cut (see `marks::leaders_joined`), and numbers whose commas were read as full
+/// stops given the page's separators (see `numbers`).
 pub fn lines_of_page(lines: Vec<OcrLine>) -> Vec<OcrLine> {
     let lines = marks::leaders_joined(initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines)));
     numbers::separators_to_page_convention(lines)
