@@ -25,6 +25,21 @@ enum Convention {
     StopThousands,
 }
 
+impl Convention {
+    /// The mark grouping thousands and the mark starting decimals.
+    fn marks(self) -> (char, char) {
+        match self {
+            Convention::CommaThousands => (',', '.'),
+            Convention::StopThousands => ('.', ','),
+        }
+    }
+
+    /// The convention whose decimals start with `mark`.
+    fn by_decimal_mark(mark: char) -> Convention {
+        if mark == '.' { Convention::CommaThousands } else { Convention::StopThousands }
+    }
+}
+
 /// Each number's separators made the page's convention where all of them were read as full
 /// stops and no convention writes the number so (see the module's note); lines on a page
 /// whose numbers show neither convention, or both as often, are left as read.
@@ -108,9 +123,8 @@ fn groups(number: &str) -> Option<(Vec<&str>, Vec<char>)> {
 fn written_as(number: &str) -> Option<Convention> {
     let (groups, separators) = groups(number)?;
     let last = groups.last().map_or(0, |g| g.len());
-    let by_decimal_mark = |mark: char| if mark == '.' { Convention::CommaThousands } else { Convention::StopThousands };
     if let [mark] = separators[..] {
-        return (last <= MAX_DECIMALS).then(|| by_decimal_mark(mark));
+        return (last <= MAX_DECIMALS).then(|| Convention::by_decimal_mark(mark));
     }
     if !is_grouped(&groups) {
         return None;
@@ -121,7 +135,7 @@ fn written_as(number: &str) -> Option<Convention> {
         return None;
     }
     match (thousand, decimal) {
-        (',', '.') | ('.', ',') => Some(by_decimal_mark(decimal)),
+        (',', '.') | ('.', ',') => Some(Convention::by_decimal_mark(decimal)),
         (',', ',') if last == 3 => Some(Convention::CommaThousands),
         _ => None,
     }
@@ -145,18 +159,21 @@ fn mended_separators(number: &str, convention: Convention) -> Option<String> {
     }
     let last = groups.last().map_or(0, |g| g.len());
     let decimals = last <= MAX_DECIMALS;
-    let marks: Vec<char> = match (convention, decimals) {
-        (Convention::CommaThousands, true) => [vec![','; separators.len() - 1], vec!['.']].concat(),
-        (Convention::CommaThousands, false) if last == 3 => vec![','; separators.len()],
-        (Convention::StopThousands, true) => [vec!['.'; separators.len() - 1], vec![',']].concat(),
-        _ => return None,
-    };
-    let mut out = String::from(groups[0]);
-    for (mark, group) in marks.iter().zip(&groups[1..]) {
-        out.push(*mark);
-        out.push_str(group);
+    // A full stop-grouped integer is already the full-stop convention's; a longer last group
+    // is no thousands group.
+    if !decimals && (convention == Convention::StopThousands || last != 3) {
+        return None;
     }
-    Some(out)
+    let (thousands, decimal) = convention.marks();
+    let mut stops = separators.len();
+    let mark = |c: char| match c {
+        '.' => {
+            stops -= 1;
+            if decimals && stops == 0 { decimal } else { thousands }
+        }
+        c => c,
+    };
+    Some(number.chars().map(mark).collect())
 }
 
 #[cfg(test)]
@@ -206,5 +223,8 @@ mod tests {
         assert_eq!(written_as("2019"), None);
         assert_eq!(written_as("1.234"), None);
         assert_eq!(written_as("12,5"), Some(Convention::StopThousands));
+        assert_eq!(mended_separators("1.234.5678", Convention::CommaThousands), None);
+        assert_eq!(mended_separators("1.234.567", Convention::StopThousands), None);
+        assert_eq!(mended_separators("1.234.5", Convention::StopThousands).as_deref(), Some("1.234,5"));
     }
 }
