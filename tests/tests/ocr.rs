@@ -233,6 +233,20 @@ fn same_shape_letters_of_capital_words_are_read_as_capitals() {
     }
 }
 
+/// And the other way: in tabula's table of animal sounds, read from its page rendered, the
+/// model read "MeoW", "bzzZZZzZ" and "FoX" where the text layer has small letters; a capital
+/// same-shape letter in a small word now goes by its ink against the line's small and tall
+/// letters, as camel case ("JavaScript") reads the same way.
+#[test]
+fn same_shape_capitals_standing_small_in_small_words_are_read_small() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/AnimalSounds.pdf");
+    let text = collapse_ws(&page_one_by_ocr(&path, &engine(&dir)));
+    for word in ["Cat Says Meow", "Says bzzzzzzz", "Fox Says"] {
+        assert!(text.contains(word), "{word:?} missing from {text}");
+    }
+}
+
 #[test]
 fn pdfs_without_usable_text_are_read_by_ocr() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };

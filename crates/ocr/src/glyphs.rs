@@ -1,6 +1,6 @@
 //! A line's crop as blobs of ink, to tell apart glyphs the recognition model confuses by
-//! their shape and place: quotation marks (`quotes`), full stops and hyphens
-//! (`stops_and_hyphens`).
+//! their shape, place and size: quotation marks (`quotes`), full stops and hyphens
+//! (`stops_and_hyphens`), small letters and their same-shape capitals (`LetterHeights`).
 
 use image::RgbImage;
 
@@ -38,6 +38,19 @@ const LOW_LINE: char = '_';
 /// Characters whose glyphs reach below the baseline, so that a letter read as one of them
 /// may not stand on it.
 const DESCENDING: &[char] = &['g', 'j', 'p', 'q', 'y', 'J', 'Q', ',', ';', '(', ')', '[', ']', '{', '}', '|', '/'];
+
+/// Small letters that stand on the baseline and reach the x-height alone: the line's
+/// x-height is measured on those read past a word's first letter (a first letter read small
+/// may be a capital: "sOx" for "SOx").
+const X_HEIGHT_LETTERS: &[char] = &['a', 'c', 'e', 'm', 'n', 'o', 'r', 's', 'u', 'v', 'w', 'x', 'z'];
+/// Letters that stand on the baseline and reach the capitals' height or above: the line's
+/// tall letters are measured on those read (look-alikes, such as l and I, are not).
+const TALL_LETTERS: &[char] =
+    &['b', 'd', 'f', 'h', 'k', 't', 'A', 'B', 'D', 'E', 'F', 'G', 'H', 'K', 'L', 'M', 'N', 'R', 'T', 'U', 'Y'];
+/// The tall letters stand at least this many times the x-height where the two are told
+/// apart: capitals stand 1.33 (Verdana) to 1.48 (Times) times it; a line whose letters all
+/// stand alike (small capitals, a cell of capitals read small) tells nothing.
+const TALL_MIN_RATIO: f32 = 1.2;
 
 /// A crop's ink (the smaller side of its Otsu split) and the ink's blobs.
 pub(crate) struct CropInk {
@@ -90,6 +103,15 @@ impl CropInk {
             .map(|(k, _)| k)
     }
 
+    /// The height in rows of the letter-sized blob nearest the middle of columns `span` (a
+    /// letter's steps), not cut by the crop's top or bottom (that is the next line's ink).
+    fn letter_height(&self, span: [f32; 2]) -> Option<f32> {
+        let letter = |b: &[usize; 4]| {
+            (b[3] - b[1] + 1) as f32 >= LETTER_MIN_HEIGHT * self.h as f32 && b[1] > 0 && b[3] + 1 < self.h
+        };
+        self.nearest(span, letter).map(|k| (self.boxes[k][3] - self.boxes[k][1] + 1) as f32)
+    }
+
     /// The baseline beside columns `x0..=x1` (the highest foot of the `BASELINE_LETTERS`
     /// letters and figures nearest them within `BASELINE_REACH`: descenders reach below it,
     /// and a long line's crop may lean) and those letters' median height, in rows; None
@@ -119,6 +141,43 @@ pub(crate) fn steps_span(decoded: &[Decoded], i: usize, step_px: f32) -> [f32; 2
     let d = &decoded[i];
     let end = decoded.get(i + 1).map_or(d.last_step + 1, |n| n.first_step.min(d.last_step + 1));
     [d.first_step as f32 * step_px, end as f32 * step_px]
+}
+
+/// Whether letters of a line's `crop` stand as small letters: the crop's blobs and the
+/// line's x-height and tall letters' height (medians of the letters read so) are found when
+/// first asked, and only then.
+pub(crate) struct LetterHeights<'a> {
+    crop: &'a RgbImage,
+    step_px: f32,
+    measured: Option<Option<(CropInk, f32, f32)>>,
+}
+
+impl<'a> LetterHeights<'a> {
+    pub fn new(crop: &'a RgbImage, step_px: f32) -> Self {
+        LetterHeights { crop, step_px, measured: None }
+    }
+
+    /// Whether `decoded[i]`'s ink stands nearer the line's x-height than its tall letters'
+    /// height; false where the line has no letters of either, or they stand alike.
+    pub fn stands_small(&mut self, decoded: &[Decoded], i: usize) -> bool {
+        let (crop, step_px) = (self.crop, self.step_px);
+        let measured = self.measured.get_or_insert_with(|| {
+            let ink = CropInk::of(crop);
+            let heights = |read: &dyn Fn(usize) -> bool| {
+                let h: Vec<f32> = (0..decoded.len())
+                    .filter(|&k| read(k))
+                    .filter_map(|k| ink.letter_height(steps_span(decoded, k, step_px)))
+                    .collect();
+                (!h.is_empty()).then(|| docsift_layout::median(h))
+            };
+            let past_first = |k: usize| k > 0 && decoded[k - 1].ch.is_alphabetic();
+            let small = heights(&|k| X_HEIGHT_LETTERS.contains(&decoded[k].ch) && past_first(k))?;
+            let tall = heights(&|k| TALL_LETTERS.contains(&decoded[k].ch))?;
+            (tall >= TALL_MIN_RATIO * small).then_some((ink, small, tall))
+        });
+        let Some((ink, small, tall)) = measured else { return false };
+        ink.letter_height(steps_span(decoded, i, step_px)).is_some_and(|h| h - *small < *tall - h)
+    }
 }
 
 /// Marks the model confuses, judged by their ink in the line's `crop` (`step_px` columns a
@@ -230,6 +289,43 @@ mod tests {
         assert_eq!(judged("ab-", &[Letter, Letter, Blank]), "ab-", "no ink of its size under its steps");
         let far = [[Letter, Letter].as_slice(), &[Blank; 6], &[Stop]].concat();
         assert_eq!(judged("ab-------", &far), "ab-------", "too far");
+    }
+
+    /// A crop 48 high of glyphs 16 columns apart, each standing on row 37 as tall as given.
+    fn letters_of_heights(heights: &[u32]) -> RgbImage {
+        let mut img = RgbImage::from_pixel(16 * heights.len() as u32, 48, image::Rgb([255; 3]));
+        for (i, &h) in heights.iter().enumerate() {
+            for y in 38 - h..38 {
+                for x in 16 * i as u32 + 4..16 * i as u32 + 12 {
+                    img.put_pixel(x, y, image::Rgb([0; 3]));
+                }
+            }
+        }
+        img
+    }
+
+    /// Which letters of `text` stand small on a crop of glyphs `heights` rows tall.
+    fn standing_small(text: &str, heights: &[u32]) -> Vec<bool> {
+        let decoded: Vec<Decoded> = text
+            .chars()
+            .enumerate()
+            .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
+            .collect();
+        let crop = letters_of_heights(heights);
+        let mut judge = LetterHeights::new(&crop, 8.0);
+        (0..decoded.len()).map(|i| judge.stands_small(&decoded, i)).collect()
+    }
+
+    #[test]
+    fn a_letter_stands_small_where_its_ink_is_nearer_the_x_height_than_the_tall_letters() {
+        // x-height 16 rows (e, o, n), the M 23: the W stands small, the X as a capital.
+        assert_eq!(standing_small("MeoWnX", &[23, 16, 17, 17, 16, 23]), [false, true, true, true, true, false]);
+        assert_eq!(standing_small("FoX", &[23, 16, 16]), [false, true, true]);
+        // A line whose letters stand alike, or without small letters past a word's first
+        // or tall ones read, tells nothing.
+        assert_eq!(standing_small("BoX", &[23, 23, 23]), [false; 3]);
+        assert_eq!(standing_small("sOx", &[23, 23, 16]), [false; 3]);
+        assert_eq!(standing_small("o X", &[16, 0, 16]), [false; 3]);
     }
 
     #[test]

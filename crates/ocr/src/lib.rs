@@ -625,7 +625,10 @@ impl Engine {
                 let gaps = rec::InkGaps::new(&piece.crop, step_px);
                 let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
-                rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes);
+                let mut heights = glyphs::LetterHeights::new(&piece.crop, step_px);
+                rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes, |d, i| {
+                    heights.stands_small(d, i)
+                });
                 glyphs::judge_marks(&mut decoded, &piece.crop, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)

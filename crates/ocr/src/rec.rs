@@ -527,6 +527,9 @@ pub struct LookAlikes {
     /// Each small letter with a capital look-alike (a same-shape letter's own capital, the
     /// small l's the capital I) that is a class: the small letter, the capital, its class.
     capitals: Vec<(char, char, usize)>,
+    /// Each same-shape capital whose small letter is a class: the capital, the small
+    /// letter, its class.
+    smalls: Vec<(char, char, usize)>,
     /// The small l's class, the capital I's look-alike.
     small_l: Option<usize>,
 }
@@ -540,7 +543,11 @@ impl LookAlikes {
             .chain([(STROKE_SMALL_L, STROKE_CAPITAL_I)])
             .filter_map(|(small, capital)| Some((small, capital, index(capital)?)))
             .collect();
-        LookAlikes { capitals, small_l: index(STROKE_SMALL_L) }
+        let smalls = SAME_SHAPE_SMALL
+            .iter()
+            .filter_map(|&small| Some((small.to_ascii_uppercase(), small, index(small)?)))
+            .collect();
+        LookAlikes { capitals, smalls, small_l: index(STROKE_SMALL_L) }
     }
 }
 
@@ -557,36 +564,81 @@ fn probability_at(d: &Decoded, probs: &[f32], n: usize, class: usize) -> f32 {
 ///   capitalised words, not capital ones;
 /// - in a small word, a capital I past the first letter becomes a small l. A word is small
 ///   when its cased letters other than its I's are small past the first letter, and it has a
-///   small letter there or one that is no look-alike first ("mI", not "AII", "AgSCI" or "lI").
+///   small letter there or one that is no look-alike first ("mI", not "AII", "AgSCI" or "lI");
+/// - a same-shape capital past the first letter of a word with a small letter there and no
+///   capital but look-alikes ("MeoW", "FoX", "bzzZZZzZ") becomes small where `stands_small`
+///   says its ink stands as the line's small letters do (`glyphs::LetterHeights`). Camel
+///   case reads the same way ("JavaScript", "macOS", "AgSCI"), so only the ink can tell.
 ///
-/// `probs`: the line's class probabilities, `steps` rows.
-pub fn case_look_alikes_in_words(decoded: &mut [Decoded], probs: &[f32], steps: usize, alike: &LookAlikes) {
+/// `probs`: the line's class probabilities, `steps` rows; `stands_small(decoded, i)` judges
+/// `decoded[i]`'s ink, asked only of those candidates.
+pub fn case_look_alikes_in_words(
+    decoded: &mut [Decoded],
+    probs: &[f32],
+    steps: usize,
+    alike: &LookAlikes,
+    mut stands_small: impl FnMut(&[Decoded], usize) -> bool,
+) {
     let n = probs.len() / steps.max(1);
     let cased = |c: char| c.is_lowercase() || c.is_uppercase();
-    for word in decoded.split_mut(|d| !d.ch.is_alphabetic()) {
+    let mut changes = Vec::new();
+    for range in word_ranges(decoded) {
+        let word = &decoded[range.clone()];
         let mut others = word.iter().enumerate().filter(|(_, d)| !is_look_alike(d.ch) && cased(d.ch));
         let capital_word = others.clone().all(|(_, d)| d.ch.is_uppercase()) && others.any(|(i, _)| i > 0);
         let mut past_first = word.iter().skip(1).filter(|d| d.ch != STROKE_CAPITAL_I && cased(d.ch));
         let small_word = past_first.clone().all(|d| d.ch.is_lowercase())
             && (past_first.next().is_some()
                 || word.first().is_some_and(|d| d.ch.is_lowercase() && !is_look_alike(d.ch)));
-        for (i, d) in word.iter_mut().enumerate() {
-            if capital_word {
-                let Some(&(_, capital, class)) = alike.capitals.iter().find(|&&(small, ..)| small == d.ch) else {
-                    continue;
-                };
-                if probability_at(d, probs, n, class) >= CAPITAL_MIN_PROBABILITY {
-                    d.ch = capital;
-                }
-            } else if small_word
-                && i > 0
-                && d.ch == STROKE_CAPITAL_I
-                && alike.small_l.is_some_and(|l| probability_at(d, probs, n, l) >= CAPITAL_MIN_PROBABILITY)
-            {
-                d.ch = STROKE_SMALL_L;
+        let small_past_first = word.iter().skip(1).any(|d| d.ch.is_lowercase() && d.ch != STROKE_SMALL_L)
+            && !word.iter().skip(1).any(|d| d.ch.is_uppercase() && !is_look_alike(d.ch));
+        for (i, d) in word.iter().enumerate() {
+            // The look-alike a letter may become, its class, and whether its ink must say so.
+            let to = if capital_word {
+                alike
+                    .capitals
+                    .iter()
+                    .find(|&&(small, ..)| small == d.ch)
+                    .map(|&(_, capital, class)| (capital, class, false))
+            } else if small_word && i > 0 && d.ch == STROKE_CAPITAL_I {
+                alike.small_l.map(|l| (STROKE_SMALL_L, l, false))
+            } else if small_past_first && i > 0 {
+                alike
+                    .smalls
+                    .iter()
+                    .find(|&&(capital, ..)| capital == d.ch)
+                    .map(|&(_, small, class)| (small, class, true))
+            } else {
+                None
+            };
+            let Some((to, class, by_ink)) = to else { continue };
+            let at = range.start + i;
+            if probability_at(d, probs, n, class) >= CAPITAL_MIN_PROBABILITY && (!by_ink || stands_small(decoded, at)) {
+                changes.push((at, to));
             }
         }
     }
+    for (at, to) in changes {
+        decoded[at].ch = to;
+    }
+}
+
+/// The runs of letters among `decoded`, as index ranges.
+fn word_ranges(decoded: &[Decoded]) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for (i, d) in decoded.iter().enumerate() {
+        if !d.ch.is_alphabetic() {
+            if i > start {
+                ranges.push(start..i);
+            }
+            start = i + 1;
+        }
+    }
+    if decoded.len() > start {
+        ranges.push(start..decoded.len());
+    }
+    ranges
 }
 
 /// The model's class list: blank, the dictionary, then the space PP-OCR appends.
@@ -860,20 +912,20 @@ mod tests {
     }
 
     /// What `case_look_alikes_in_words` makes of a text read (`read_as`) by a model with
-    /// `dictionary`.
-    fn case_fixer(dictionary: &str) -> impl Fn(&str, f32) -> String {
+    /// `dictionary`, on a line whose letters' ink stands small where `ink_small` says.
+    fn case_fixer(dictionary: &str, ink_small: fn(char) -> bool) -> impl Fn(&str, f32) -> String {
         let classes = classes(dictionary);
         let alike = LookAlikes::of_classes(&classes);
         move |text: &str, p_read: f32| {
             let (mut decoded, probs) = read_as(text, p_read, &classes);
-            case_look_alikes_in_words(&mut decoded, &probs, text.chars().count(), &alike);
+            case_look_alikes_in_words(&mut decoded, &probs, text.chars().count(), &alike, |d, i| ink_small(d[i].ch));
             decoded.iter().map(|d| d.ch).collect::<String>()
         }
     }
 
     #[test]
     fn same_shape_letters_read_small_in_capital_words_become_capitals() {
-        let fixed = case_fixer("A\nC\nD\nE\nM\nO\nR\nS\nU\nY\na\nc\ne\nm\no\nr\ns\nu\ny\nL\nw\nW\n1\n:");
+        let fixed = case_fixer("A\nC\nD\nE\nM\nO\nR\nS\nU\nY\na\nc\ne\nm\no\nr\ns\nu\ny\nL\nw\nW\n1\n:", |_| false);
         // The capital had some probability: every same-shape letter of a capital word.
         assert_eq!(fixed("sUMMARY: ADDREssEs", 0.7), "SUMMARY: ADDRESSES");
         assert_eq!(fixed("sUs 1s", 0.7), "SUS 1s");
@@ -887,12 +939,27 @@ mod tests {
 
     #[test]
     fn a_small_l_in_a_capital_word_reads_i_and_a_capital_i_in_a_small_word_reads_l() {
-        let fixed = case_fixer("A\nB\nC\nF\nG\nI\nS\nT\na\ng\ni\nk\nl\nm\n5");
+        let fixed = case_fixer("A\nB\nC\nF\nG\nI\nS\nT\na\ng\ni\nk\nl\nm\n5", |_| false);
         assert_eq!(fixed("FBl AGSl 5mI miIk", 0.7), "FBI AGSI 5ml milk");
         // Not where the model was sure, nor a word's first letter, nor in words that do not
         // say their case: a capital word's I's, an acronym, a capitalised word, a numeral.
         assert_eq!(fixed("FBl miIk", 0.99), "FBl miIk");
         assert_eq!(fixed("Ill AII AIIB AgSCI II lI", 0.7), "Ill AII AIIB AgSCI II lI");
+    }
+
+    #[test]
+    fn same_shape_capitals_read_in_small_words_become_small_where_their_ink_stands_small() {
+        let dictionary = "B\nF\nJ\nM\nO\nS\nW\nX\nZ\na\nb\ne\ng\no\nr\ns\nv\nw\nx\nz";
+        // tabula's AnimalSounds: the capitals' ink stands as small as the o's.
+        let fixed = case_fixer(dictionary, |_| true);
+        assert_eq!(fixed("MeoW FoX bzzZZZzZ BoX", 0.7), "Meow Fox bzzzzzzz Box");
+        // Not a word's first letter, nor where the model was sure, nor beside another capital
+        // that is no look-alike, nor in a word with no small letter past its first.
+        assert_eq!(fixed("Ox MeoW BoXMa XO sOX", 0.99), "Ox MeoW BoXMa XO sOX");
+        assert_eq!(fixed("BoXMa XO", 0.7), "BoXMa XO");
+        // Camel case: the model read the capital, and its ink stands taller.
+        let camel = case_fixer(dictionary, |c| c != 'S' && c != 'O');
+        assert_eq!(camel("JavaScript MoX AgSO", 0.7), "JavaScript Mox AgSO");
     }
 
     #[test]
