@@ -787,7 +787,8 @@ fn punch_holes_beside_a_table_are_not_read_as_zeros() {
 /// the next row's boxes, are read (`marks_beside_lines`) as en dashes by their length
 /// (`dash_line`; recognition reads them "-"), and a dot leader boxed above its
 /// row's figures joins that row instead of taking half of it into a row of its own
-/// (`assemble_known_lines`).
+/// (`assemble_known_lines`). Its "1.0" in the Suspicion row, read "10" (the greedy path
+/// passed its full stop by), is put back by the stop's ink (`stops_between_figures`).
 #[test]
 fn a_tight_tables_dash_cells_are_read_and_its_dot_leaders_keep_rows_whole() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -798,6 +799,8 @@ fn a_tight_tables_dash_cells_are_read_and_its_dot_leaders_keep_rows_whole() {
     assert!(text.lines().any(|l| l.starts_with("Forcible rape") && l.ends_with(" 14.7 – – –")), "{text}");
     let row = text.lines().find(|l| l.starts_with("Other assaults")).unwrap_or_default();
     assert!(row.ends_with(" 1,061.3 175.3 886.1 785.4 115.4 670.0 276.0 59.9 216.1"), "{text}");
+    let row = text.lines().find(|l| l.starts_with("Suspicion")).unwrap_or_default();
+    assert!(row.ends_with(" 1.6 – 1.4 1.2 – 1.0 – – –"), "{text}");
 }
 
 /// Dash cells detection misses are read by their shape and length, as the text layers have

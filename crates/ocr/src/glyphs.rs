@@ -224,6 +224,44 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     }
 }
 
+/// Full stops the greedy path passed by between two figures (`rec::stops_passed_by`:
+/// `passed`, each the second figure's index, the step and the model's probability) put back
+/// where the line's `crop` shows a full stop's ink there: a blob of a full stop's size and
+/// shape standing on the baseline of the figures beside it. 12s0324's "1.0" read "10"; a
+/// comma's tail reaches below the baseline, and a true "12" has no ink between its figures.
+pub fn stops_between_figures(
+    decoded: &mut Vec<Decoded>,
+    passed: &[(usize, usize, f32)],
+    crop: &RgbImage,
+    step_px: f32,
+) {
+    if passed.is_empty() {
+        return;
+    }
+    let ink = CropInk::of(crop);
+    let hf = ink.h as f32;
+    let stop_shaped = |b: &[usize; 4]| {
+        let (w, h) = ((b[2] - b[0] + 1) as f32, (b[3] - b[1] + 1) as f32);
+        // Ink cut by the crop's top or bottom is the next line's.
+        let inside = b[1] > 0 && b[3] + 1 < ink.h;
+        inside && h <= STOP_MAX_HEIGHT * hf && w <= STOP_MAX_WIDTH * hf && w <= STOP_MAX_ASPECT * h
+    };
+    let mut kept = Vec::new();
+    for &(k, step, probability) in passed {
+        let ([before, _], [_, after]) = (steps_span(decoded, k - 1, step_px), steps_span(decoded, k, step_px));
+        let at = [step as f32 * step_px, (step + 1) as f32 * step_px];
+        let Some(blob) = ink.nearest(at, stop_shaped) else { continue };
+        let [x0, _, x1, y1] = ink.boxes[blob];
+        let Some((baseline, unit)) = ink.baseline_near(x0, x1, 2) else { continue };
+        if (before..=after).contains(&(x0 as f32)) && ((baseline - y1 as f32) / unit).abs() <= ON_BASELINE {
+            kept.push((k, Decoded { ch: '.', first_step: step, last_step: step, confidence: probability }));
+        }
+    }
+    for (k, stop) in kept.into_iter().rev() {
+        decoded.insert(k, stop);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +327,21 @@ mod tests {
         assert_eq!(judged("ab-", &[Letter, Letter, Blank]), "ab-", "no ink of its size under its steps");
         let far = [[Letter, Letter].as_slice(), &[Blank; 6], &[Stop]].concat();
         assert_eq!(judged("ab-------", &far), "ab-------", "too far");
+    }
+
+    #[test]
+    fn a_full_stop_passed_by_between_figures_is_put_back_where_its_ink_stands_on_the_baseline() {
+        use Ink::*;
+        let put_back = |glyphs: &[Ink]| {
+            let at = |ch: char, step: usize| Decoded { ch, first_step: step, last_step: step + 1, confidence: 0.9 };
+            let mut d = vec![at('1', 0), at('0', 4)];
+            stops_between_figures(&mut d, &[(1, 2, 0.4)], &crop_of(glyphs), 8.0);
+            d.iter().map(|d| d.ch).collect::<String>()
+        };
+        assert_eq!(put_back(&[Letter, Stop, Letter]), "1.0", "12s0324's 1.0");
+        assert_eq!(put_back(&[Letter, Blank, Letter]), "10", "no ink between the figures");
+        assert_eq!(put_back(&[Letter, Hyphen, Letter]), "10", "ink raised off the baseline");
+        assert_eq!(put_back(&[Letter, Letter, Letter]), "10", "ink of a letter's size");
     }
 
     /// A crop 48 high of glyphs 16 columns apart, each standing on row 37 as tall as given.
