@@ -103,13 +103,27 @@ impl CropInk {
             .map(|(k, _)| k)
     }
 
-    /// The height in rows of the letter-sized blob nearest the middle of columns `span` (a
-    /// letter's steps), not cut by the crop's top or bottom (that is the next line's ink).
+    /// Whether blob box `b` lies inside the crop's rows: ink cut by its top or bottom is the
+    /// next line's.
+    fn inside(&self, b: &[usize; 4]) -> bool {
+        b[1] > 0 && b[3] + 1 < self.h
+    }
+
+    /// Whether blob box `b` is a letter's or a figure's, inside the crop.
+    fn is_letter(&self, b: &[usize; 4]) -> bool {
+        (b[3] - b[1] + 1) as f32 >= LETTER_MIN_HEIGHT * self.h as f32 && self.inside(b)
+    }
+
+    /// Whether blob box `b` is no larger than a full stop's or a hyphen's ink.
+    fn is_stop_sized(&self, b: &[usize; 4]) -> bool {
+        let hf = self.h as f32;
+        ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
+    }
+
+    /// The height in rows of the letter blob nearest the middle of columns `span` (a
+    /// letter's steps).
     fn letter_height(&self, span: [f32; 2]) -> Option<f32> {
-        let letter = |b: &[usize; 4]| {
-            (b[3] - b[1] + 1) as f32 >= LETTER_MIN_HEIGHT * self.h as f32 && b[1] > 0 && b[3] + 1 < self.h
-        };
-        self.nearest(span, letter).map(|k| (self.boxes[k][3] - self.boxes[k][1] + 1) as f32)
+        self.nearest(span, |b| self.is_letter(b)).map(|k| (self.boxes[k][3] - self.boxes[k][1] + 1) as f32)
     }
 
     /// The baseline beside columns `x0..=x1` (the highest foot of the `BASELINE_LETTERS`
@@ -120,8 +134,7 @@ impl CropInk {
         let mut letters: Vec<(f32, &[usize; 4])> = self
             .boxes
             .iter()
-            // Ink cut by the crop's top or bottom is the next line's.
-            .filter(|b| (b[3] - b[1] + 1) as f32 >= LETTER_MIN_HEIGHT * self.h as f32 && b[1] > 0 && b[3] + 1 < self.h)
+            .filter(|b| self.is_letter(b))
             .map(|b| ((b[0] as f32 - x1 as f32).max(x0 as f32 - b[2] as f32), b))
             .filter(|&(gap, _)| gap <= BASELINE_REACH * self.h as f32)
             .collect();
@@ -201,15 +214,11 @@ pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
 fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     // One letter gives the baseline where none read may descend ("-1"), two elsewhere.
     let min_letters = if decoded.iter().any(|d| DESCENDING.contains(&d.ch)) { 2 } else { 1 };
-    let hf = ink.h as f32;
-    let small = |b: &[usize; 4]| {
-        ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
-    };
     for i in 0..decoded.len() {
         if !matches!(decoded[i].ch, '-' | '.' | MIDDLE_DOT | LOW_LINE) {
             continue;
         }
-        let Some(k) = ink.nearest(steps_span(decoded, i, step_px), small) else { continue };
+        let Some(k) = ink.nearest(steps_span(decoded, i, step_px), |b| ink.is_stop_sized(b)) else { continue };
         let [x0, y0, x1, y1] = ink.boxes[k];
         let Some((baseline, unit)) = ink.baseline_near(x0, x1, min_letters) else { continue };
         let raised = (baseline - y1 as f32) / unit;
@@ -239,12 +248,8 @@ pub fn stops_between_figures(
         return;
     }
     let ink = CropInk::of(crop);
-    let hf = ink.h as f32;
     let stop_shaped = |b: &[usize; 4]| {
-        let (w, h) = ((b[2] - b[0] + 1) as f32, (b[3] - b[1] + 1) as f32);
-        // Ink cut by the crop's top or bottom is the next line's.
-        let inside = b[1] > 0 && b[3] + 1 < ink.h;
-        inside && h <= STOP_MAX_HEIGHT * hf && w <= STOP_MAX_WIDTH * hf && w <= STOP_MAX_ASPECT * h
+        ink.inside(b) && ink.is_stop_sized(b) && (b[2] - b[0] + 1) as f32 <= STOP_MAX_ASPECT * (b[3] - b[1] + 1) as f32
     };
     let mut kept = Vec::new();
     for &(k, step, probability) in passed {
