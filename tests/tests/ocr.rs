@@ -247,6 +247,21 @@ fn same_shape_capitals_standing_small_in_small_words_are_read_small() {
     }
 }
 
+/// puertos1, a table of fishery exports read from its page rendered: a cell's "%" touching
+/// the column's rule read "%%" until the rule was painted out of the line's crop with the
+/// stubs it leaves (`rec::erase_neighbour_ink`), and its thousands commas, whose tails are a
+/// pixel or two long, read as full stops until their ink was judged (`glyphs`).
+#[test]
+fn rules_touching_a_cells_glyphs_are_not_read_and_small_commas_are_told_by_their_tails() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/puertos1.pdf");
+    let text = collapse_ws(&page_one_by_ocr(&path, &engine(&dir)));
+    assert!(!text.contains("%%"), "{text}");
+    for cells in ["267 0.9% 343", "886 3.0% 817", "3,667", "3,681", "4,411"] {
+        assert!(text.contains(cells), "{cells:?} missing from {text}");
+    }
+}
+
 #[test]
 fn pdfs_without_usable_text_are_read_by_ocr() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -788,7 +803,7 @@ fn punch_holes_beside_a_table_are_not_read_as_zeros() {
 /// (`dash_line`; recognition reads them "-"), and a dot leader boxed above its
 /// row's figures joins that row instead of taking half of it into a row of its own
 /// (`assemble_known_lines`). Its "1.0" in the Suspicion row, read "10" (the greedy path
-/// passed its full stop by), is put back by the stop's ink (`stops_between_figures`).
+/// passed its full stop by), is put back by the stop's ink (`separators_between_figures`).
 #[test]
 fn a_tight_tables_dash_cells_are_read_and_its_dot_leaders_keep_rows_whole() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };

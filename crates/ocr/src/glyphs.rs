@@ -32,6 +32,16 @@ const DASH_MIN_ASPECT: f32 = 1.5;
 /// A full stop is at most this many times as wide as high (failing_sort's oblong ones are
 /// about twice); a thin hyphen's ink read at the baseline (a hairline's) is longer.
 const STOP_MAX_ASPECT: f32 = 3.0;
+/// A comma read as a full stop is told by its tail: its ink reaches below the baseline at
+/// least this many letter heights (0.12–0.28 on the corpus pages read so, full stops' feet
+/// 0.06 at most) ...
+const COMMA_MIN_DESCENT: f32 = 0.1;
+/// ... from above it (ink wholly below is a stop beside letters whose baseline was measured
+/// too high: a percent sign's upper ring, a superscript) ...
+const COMMA_MIN_RISE: f32 = 0.05;
+/// ... and it is at least this many times as high as wide (full stops are round, scanned ones
+/// up to 1.4; the commas read as stops stand 1.6 to 2).
+const COMMA_MIN_ASPECT: f32 = 1.5;
 /// A raised dot and a low line, which the model reads for a short hyphen or a minus too.
 const MIDDLE_DOT: char = '·';
 const LOW_LINE: char = '_';
@@ -120,6 +130,30 @@ impl CropInk {
         ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
     }
 
+    /// Whether blob box `b` is a mark no larger than a comma: shorter than a letter, no wider
+    /// than a full stop, inside the crop.
+    fn is_mark(&self, b: &[usize; 4]) -> bool {
+        self.inside(b) && !self.is_letter(b) && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * self.h as f32
+    }
+
+    /// What mark blob `k` is by its shape and where it stands against the baseline of the
+    /// letters beside it (measured on `min_letters` or more): a comma, whose tail reaches below
+    /// it from above, or a full stop on it; None for other ink.
+    fn separator(&self, k: usize, min_letters: usize) -> Option<char> {
+        let b = self.boxes[k];
+        let [x0, y0, x1, y1] = b;
+        let (baseline, unit) = self.baseline_near(x0, x1, min_letters)?;
+        let (descent, rise) = ((y1 as f32 - baseline) / unit, (baseline - y0 as f32) / unit);
+        let (width, height) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
+        if descent >= COMMA_MIN_DESCENT && rise >= COMMA_MIN_RISE && height >= COMMA_MIN_ASPECT * width {
+            Some(',')
+        } else if self.is_stop_sized(&b) && width <= STOP_MAX_ASPECT * height && descent.abs() <= ON_BASELINE {
+            Some('.')
+        } else {
+            None
+        }
+    }
+
     /// The height in rows of the letter blob nearest the middle of columns `span` (a
     /// letter's steps).
     fn letter_height(&self, span: [f32; 2]) -> Option<f32> {
@@ -196,13 +230,20 @@ impl<'a> LetterHeights<'a> {
 /// Marks the model confuses, judged by their ink in the line's `crop` (`step_px` columns a
 /// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
 /// The crop's blobs are labelled once, for a line that holds such a mark.
-pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
+pub fn judge_marks(decoded: &mut Vec<Decoded>, crop: &RgbImage, step_px: f32) {
     if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '-' | '.' | MIDDLE_DOT | LOW_LINE)) {
         return;
     }
     let ink = CropInk::of(crop);
     crate::quotes::curl_quotes(decoded, &ink, step_px);
     stops_and_hyphens(decoded, &ink, step_px);
+    commas_read_as_stops(decoded, &ink, step_px);
+}
+
+/// The least letters a glyph's baseline is measured on: one where no letter read may descend
+/// ("-1"), two elsewhere.
+fn baseline_letters(decoded: &[Decoded]) -> usize {
+    if decoded.iter().any(|d| DESCENDING.contains(&d.ch)) { 2 } else { 1 }
 }
 
 /// Full stops read as hyphens and hyphens as full stops, middle dots or low lines, told apart
@@ -212,8 +253,7 @@ pub fn judge_marks(decoded: &mut [Decoded], crop: &RgbImage, step_px: f32) {
 /// as ".", jpeg2000's short hyphens between capitals ("VOTERS - TOTAL") as "·" and two of
 /// us-001's minus signs after an asterisk ("*–3.2") as "_".
 fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
-    // One letter gives the baseline where none read may descend ("-1"), two elsewhere.
-    let min_letters = if decoded.iter().any(|d| DESCENDING.contains(&d.ch)) { 2 } else { 1 };
+    let min_letters = baseline_letters(decoded);
     for i in 0..decoded.len() {
         if !matches!(decoded[i].ch, '-' | '.' | MIDDLE_DOT | LOW_LINE) {
             continue;
@@ -233,12 +273,37 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     }
 }
 
-/// Full stops the greedy path passed by between two figures (`rec::stops_passed_by`:
-/// `passed`, each the second figure's index, the step and the model's probability) put back
-/// where the line's `crop` shows a full stop's ink there: a blob of a full stop's size and
-/// shape standing on the baseline of the figures beside it. 12s0324's "1.0" read "10"; a
-/// comma's tail reaches below the baseline, and a true "12" has no ink between its figures.
-pub fn stops_between_figures(
+/// Commas read as full stops, told by their ink (`CropInk::separator`): the nearest mark's
+/// tail reaches below the baseline. In small print the model reads a comma whose tail is a
+/// pixel or two long as a full stop: puertos1's "3,667" and "19,914" read "3.667" and
+/// "19.914", nics-background-checks' "87,190" read "87.190".
+fn commas_read_as_stops(decoded: &mut Vec<Decoded>, ink: &CropInk, step_px: f32) {
+    let min_letters = baseline_letters(decoded);
+    let mark_of = |decoded: &[Decoded], i: usize| ink.nearest(steps_span(decoded, i, step_px), |b| ink.is_mark(b));
+    let mut i = 0;
+    while i < decoded.len() {
+        if decoded[i].ch == '.'
+            && let Some(k) = mark_of(decoded, i)
+            && ink.separator(k, min_letters) == Some(',')
+        {
+            // Read twice, as a full stop beside a comma ("3.,681"), it is the comma alone.
+            let beside = [i.checked_sub(1), Some(i + 1)].into_iter().flatten();
+            if beside.filter(|&j| decoded.get(j).is_some_and(|d| d.ch == ',')).any(|j| mark_of(decoded, j) == Some(k)) {
+                decoded.remove(i);
+                continue;
+            }
+            decoded[i].ch = ',';
+        }
+        i += 1;
+    }
+}
+
+/// Full stops and commas the greedy path passed by between two figures
+/// (`rec::separators_passed_by`: `passed`, each the second figure's index, the step and the
+/// model's probability) put back where the line's `crop` shows one's ink there, between the
+/// figures (`CropInk::separator`). 12s0324's "1.0" read "10", puertos1's "495,580" read
+/// "495580"; a true "12" has no ink between its figures.
+pub fn separators_between_figures(
     decoded: &mut Vec<Decoded>,
     passed: &[(usize, usize, f32)],
     crop: &RgbImage,
@@ -248,22 +313,20 @@ pub fn stops_between_figures(
         return;
     }
     let ink = CropInk::of(crop);
-    let stop_shaped = |b: &[usize; 4]| {
-        ink.inside(b) && ink.is_stop_sized(b) && (b[2] - b[0] + 1) as f32 <= STOP_MAX_ASPECT * (b[3] - b[1] + 1) as f32
-    };
     let mut kept = Vec::new();
     for &(k, step, probability) in passed {
         let ([before, _], [_, after]) = (steps_span(decoded, k - 1, step_px), steps_span(decoded, k, step_px));
         let at = [step as f32 * step_px, (step + 1) as f32 * step_px];
-        let Some(blob) = ink.nearest(at, stop_shaped) else { continue };
-        let [x0, _, x1, y1] = ink.boxes[blob];
-        let Some((baseline, unit)) = ink.baseline_near(x0, x1, 2) else { continue };
-        if (before..=after).contains(&(x0 as f32)) && ((baseline - y1 as f32) / unit).abs() <= ON_BASELINE {
-            kept.push((k, Decoded { ch: '.', first_step: step, last_step: step, confidence: probability }));
+        let Some(blob) = ink.nearest(at, |b| ink.is_mark(b)) else { continue };
+        if !(before..=after).contains(&(ink.boxes[blob][0] as f32)) {
+            continue;
+        }
+        if let Some(ch) = ink.separator(blob, 2) {
+            kept.push((k, Decoded { ch, first_step: step, last_step: step, confidence: probability }));
         }
     }
-    for (k, stop) in kept.into_iter().rev() {
-        decoded.insert(k, stop);
+    for (k, mark) in kept.into_iter().rev() {
+        decoded.insert(k, mark);
     }
 }
 
@@ -272,11 +335,14 @@ mod tests {
     use super::*;
 
     /// What a crop 48 high holds in each 16 columns: a letter on the baseline (row 37), a
-    /// full stop on it, a hyphen raised to mid x-height, a raised dot, or nothing.
+    /// full stop on it, a comma across it, a mark wholly below it, a hyphen raised to mid
+    /// x-height, a raised dot, or nothing.
     #[derive(Clone, Copy)]
     enum Ink {
         Letter,
         Stop,
+        Comma,
+        Sunk,
         Hyphen,
         RaisedDot,
         Blank,
@@ -289,6 +355,8 @@ mod tests {
             let (cols, rows) = match g {
                 Ink::Letter => (x..x + 8, 14..38),
                 Ink::Stop => (x + 1..x + 5, 34..38),
+                Ink::Comma => (x + 1..x + 4, 33..41),
+                Ink::Sunk => (x + 1..x + 4, 39..45),
                 Ink::Hyphen => (x..x + 7, 26..29),
                 Ink::RaisedDot => (x + 1..x + 4, 26..29),
                 Ink::Blank => continue,
@@ -302,14 +370,22 @@ mod tests {
         img
     }
 
-    fn judged(text: &str, glyphs: &[Ink]) -> String {
-        let mut d: Vec<Decoded> = text
-            .chars()
+    /// `text` read a character every two steps.
+    fn decoded(text: &str) -> Vec<Decoded> {
+        text.chars()
             .enumerate()
             .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
-            .collect();
-        stops_and_hyphens(&mut d, &CropInk::of(&crop_of(glyphs)), 8.0);
-        d.iter().map(|d| d.ch).collect()
+            .collect()
+    }
+
+    /// `decoded` as `judge` leaves it on a crop of `glyphs`.
+    fn judged_by(judge: fn(&mut Vec<Decoded>, &CropInk, f32), mut decoded: Vec<Decoded>, glyphs: &[Ink]) -> String {
+        judge(&mut decoded, &CropInk::of(&crop_of(glyphs)), 8.0);
+        decoded.iter().map(|d| d.ch).collect()
+    }
+
+    fn judged(text: &str, glyphs: &[Ink]) -> String {
+        judged_by(|d, ink, step_px| stops_and_hyphens(d, ink, step_px), decoded(text), glyphs)
     }
 
     #[test]
@@ -335,15 +411,31 @@ mod tests {
     }
 
     #[test]
-    fn a_full_stop_passed_by_between_figures_is_put_back_where_its_ink_stands_on_the_baseline() {
+    fn a_full_stop_whose_ink_has_a_tail_below_the_baseline_is_a_comma() {
+        use Ink::*;
+        let judged = |text, glyphs: &[Ink]| judged_by(commas_read_as_stops, decoded(text), glyphs);
+        assert_eq!(judged("3.6", &[Letter, Comma, Letter]), "3,6", "puertos1's 3,667");
+        assert_eq!(judged("ab.", &[Letter, Letter, Comma]), "ab,", "a comma after a word");
+        assert_eq!(judged("3.6", &[Letter, Stop, Letter]), "3.6", "a full stop on the baseline");
+        assert_eq!(judged("3.6", &[Letter, Sunk, Letter]), "3.6", "ink wholly below: a baseline measured too high");
+        assert_eq!(judged("3.6", &[Letter, Blank, Letter]), "3.6", "no mark under its steps");
+        // "3.,6", the stop's steps and the comma's both over the comma's ink.
+        let at = |ch, step| Decoded { ch, first_step: step, last_step: step, confidence: 0.9 };
+        let twice = vec![at('3', 0), at('.', 2), at(',', 3), at('6', 6)];
+        assert_eq!(judged_by(commas_read_as_stops, twice, &[Letter, Comma, Blank, Letter]), "3,6", "puertos1's 3,681");
+    }
+
+    #[test]
+    fn a_full_stop_or_comma_passed_by_between_figures_is_put_back_where_its_ink_shows_one() {
         use Ink::*;
         let put_back = |glyphs: &[Ink]| {
             let at = |ch: char, step: usize| Decoded { ch, first_step: step, last_step: step + 1, confidence: 0.9 };
             let mut d = vec![at('1', 0), at('0', 4)];
-            stops_between_figures(&mut d, &[(1, 2, 0.4)], &crop_of(glyphs), 8.0);
+            separators_between_figures(&mut d, &[(1, 2, 0.4)], &crop_of(glyphs), 8.0);
             d.iter().map(|d| d.ch).collect::<String>()
         };
         assert_eq!(put_back(&[Letter, Stop, Letter]), "1.0", "12s0324's 1.0");
+        assert_eq!(put_back(&[Letter, Comma, Letter]), "1,0", "puertos1's 495,580");
         assert_eq!(put_back(&[Letter, Blank, Letter]), "10", "no ink between the figures");
         assert_eq!(put_back(&[Letter, Hyphen, Letter]), "10", "ink raised off the baseline");
         assert_eq!(put_back(&[Letter, Letter, Letter]), "10", "ink of a letter's size");
@@ -364,11 +456,7 @@ mod tests {
 
     /// Which letters of `text` stand small on a crop of glyphs `heights` rows tall.
     fn standing_small(text: &str, heights: &[u32]) -> Vec<bool> {
-        let decoded: Vec<Decoded> = text
-            .chars()
-            .enumerate()
-            .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
-            .collect();
+        let decoded = decoded(text);
         let crop = letters_of_heights(heights);
         let mut judge = LetterHeights::new(&crop, 8.0);
         (0..decoded.len()).map(|i| judge.stands_small(&decoded, i)).collect()
@@ -396,11 +484,7 @@ mod tests {
                 crop.put_pixel(x, y, image::Rgb([0; 3]));
             }
         }
-        let mut d: Vec<Decoded> = "ay-"
-            .chars()
-            .enumerate()
-            .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i, confidence: 0.9 })
-            .collect();
+        let mut d = decoded("ay-");
         stops_and_hyphens(&mut d, &CropInk::of(&crop), 8.0);
         assert_eq!(d.iter().map(|d| d.ch).collect::<String>(), "ay.");
     }

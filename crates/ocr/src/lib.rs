@@ -625,8 +625,8 @@ impl Engine {
                 let gaps = rec::InkGaps::new(&piece.crop, step_px);
                 let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
-                let passed = rec::stops_passed_by(&decoded, row, steps, &alphabet.chars);
-                glyphs::stops_between_figures(&mut decoded, &passed, &piece.crop, step_px);
+                let passed = rec::separators_passed_by(&decoded, row, steps, &alphabet.chars);
+                glyphs::separators_between_figures(&mut decoded, &passed, &piece.crop, step_px);
                 let mut heights = glyphs::LetterHeights::new(&piece.crop, step_px);
                 rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes, |d, i| {
                     heights.stands_small(d, i)

@@ -46,6 +46,9 @@ const BLANK_COLUMN_INK: u32 = 2;
 /// A column of a line's crop with at least this many ink pixels is a rule beside the line,
 /// not a glyph: the crop is about 1.5 em high, glyphs with their descenders about 1.2 em.
 const RULE_MIN_INK: u32 = LINE_HEIGHT as u32 * 9 / 10;
+/// Ink touching such a rule at most this many rows high, and twice as wide, is a tick on a
+/// chart's axis or a crossing rule's stub: hyphens are as flat but stand apart from rules.
+const TICK_MAX_HEIGHT: usize = LINE_HEIGHT / 10;
 /// A blank gap in a line's crop at least this share of its height wide is a word space: the
 /// crop is about 1.5 em high, a space a quarter em or more beside its glyphs' side bearings
 /// (0.17 of the height and up), and letters stand under a tenth apart.
@@ -124,44 +127,73 @@ pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbIma
 /// crop's bilinear sampling smears each edge over one.
 const SHARED_ROWS: usize = 1;
 
-/// Paints the ink of neighbouring lines out of a line's crop, in the crop's paper colour with
-/// the one-pixel fringe that blends it in. The detection box's margin takes in descenders of
-/// the line above and ascenders of the line below, which the model reads as accents ("Ú.S.",
-/// "Seqüence") or underscores. Such ink is cut by the crop's edge and lies wholly beyond the
-/// line's own glyphs (the blobs that reach the crop's middle row or stay off its edges), so a
-/// comma or an i's dot in a tight crop stays. Ink is the smaller side of the crop's Otsu split:
+/// Paints the ink of neighbouring lines and of a table's rules out of a line's crop, in the
+/// crop's paper colour with the one-pixel fringe that blends it in. The detection box's margin
+/// takes in descenders of the line above and ascenders of the line below, which the model reads
+/// as accents ("Ú.S.", "Seqüence") or underscores. Such ink is cut by the crop's edge and lies
+/// wholly beyond the line's own glyphs (the blobs that reach the crop's middle row or stay off
+/// its edges), so a comma or an i's dot in a tight crop stays. A rule beside a cell's text inks
+/// its columns top to bottom (`RULE_MIN_INK`); touching the cell's last glyph, the model reads
+/// it as another (puertos1's "0.9%" read "0.9%%", schools' "10/4/2012|"). It goes with the
+/// stubs of rules crossing it that it leaves. Ink is the smaller side of the crop's Otsu split:
 /// light text on a dark ground works alike.
 pub fn erase_neighbour_ink(crop: &mut RgbImage) {
     let (w, h) = (crop.width() as usize, crop.height() as usize);
     if w == 0 || h == 0 {
         return;
     }
-    let ink = ink_mask(crop);
+    let mut ink = ink_mask(crop);
+    let ink_before = ink.clone();
+    let mut foreign = vec![false; w * h];
+    let rules = rule_runs(&ink, w, h);
+    for i in rules.iter().flat_map(|r| r.clone()).flat_map(|x| (0..h).map(move |y| y * w + x)) {
+        (foreign[i], ink[i]) = (ink[i], false);
+    }
     let blobs: Vec<Blob> = det::mask_to_components(&ink, w, h)
         .into_iter()
         .map(|pixels| {
-            let (top, bottom) = pixels.iter().fold((h, 0), |(t, b), &i| (t.min(i / w), b.max(i / w)));
-            Blob { pixels, top, bottom }
+            let [left, top, right, bottom] = pixels
+                .iter()
+                .fold([w, h, 0, 0], |[l, t, r, b], &i| [l.min(i % w), t.min(i / w), r.max(i % w), b.max(i / w)]);
+            Blob { pixels, left, top, right, bottom }
         })
         .collect();
-    let own: Vec<&Blob> =
-        blobs.iter().filter(|b| (b.top > 0 && b.bottom < h - 1) || (b.top..=b.bottom).contains(&(h / 2))).collect();
-    let (Some(own_top), Some(own_bottom)) = (own.iter().map(|b| b.top).min(), own.iter().map(|b| b.bottom).max())
-    else {
-        return;
-    };
-    let mut foreign = vec![false; w * h];
+    let across_middle = |b: &Blob| (b.top..=b.bottom).contains(&(h / 2));
+    // What a rule leaves touching it goes with it: a stub of a rule crossing it (along the
+    // cell's foot, which the model reads as a full stop there), ink off the crop's middle row
+    // (a glyph's) whose rows go on across the rule, and a tick on a chart's axis, ink as flat
+    // as a rule's (a full stop touching the rule stays).
     for b in &blobs {
-        let above = b.top == 0 && b.bottom < own_top + SHARED_ROWS;
-        let below = b.bottom == h - 1 && b.top + SHARED_ROWS > own_bottom;
-        if above || below {
+        let height = b.bottom + 1 - b.top;
+        let flat = height <= TICK_MAX_HEIGHT && b.right - b.left >= 2 * height;
+        let stub = rules.iter().any(|r| {
+            let across = if b.right < r.start { Some(r.end + 1) } else { r.start.checked_sub(2) };
+            let goes_on = across.filter(|&x| x < w).is_some_and(|x| (b.top..=b.bottom).any(|y| ink_before[y * w + x]));
+            b.left <= r.end && b.right + 1 >= r.start && (flat || goes_on && !across_middle(b))
+        });
+        if stub {
             b.pixels.iter().for_each(|&i| foreign[i] = true);
+        }
+    }
+    let own: Vec<&Blob> = blobs
+        .iter()
+        .filter(|b| {
+            b.pixels.first().is_some_and(|&i| !foreign[i]) && ((b.top > 0 && b.bottom < h - 1) || across_middle(b))
+        })
+        .collect();
+    if let (Some(own_top), Some(own_bottom)) = (own.iter().map(|b| b.top).min(), own.iter().map(|b| b.bottom).max()) {
+        for b in &blobs {
+            let above = b.top == 0 && b.bottom < own_top + SHARED_ROWS;
+            let below = b.bottom == h - 1 && b.top + SHARED_ROWS > own_bottom;
+            if above || below {
+                b.pixels.iter().for_each(|&i| foreign[i] = true);
+            }
         }
     }
     if !foreign.contains(&true) {
         return;
     }
-    let paper = mean_colour(crop.pixels().zip(&ink).filter(|(_, i)| !**i).map(|(p, _)| p));
+    let paper = mean_colour(crop.pixels().enumerate().filter(|&(i, _)| !ink[i] && !foreign[i]).map(|(_, p)| p));
     for y in 0..h {
         for x in 0..w {
             let fringe = (y.saturating_sub(1)..(y + 2).min(h))
@@ -171,6 +203,22 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
             }
         }
     }
+}
+
+/// The runs of columns of a line's crop that a rule beside the line inks (`RULE_MIN_INK`),
+/// going on past the crop's top and bottom: a large letter's stem may fill a tight crop's
+/// height (issue20930's "B" and "D"), but stays inside one edge.
+fn rule_runs(ink: &[bool], w: usize, h: usize) -> Vec<Range<usize>> {
+    let is_rule =
+        |x: usize| ink[x] && ink[(h - 1) * w + x] && (0..h).filter(|&y| ink[y * w + x]).count() as u32 >= RULE_MIN_INK;
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    for x in (0..w).filter(|&x| is_rule(x)) {
+        match runs.last_mut() {
+            Some(run) if run.end == x => run.end = x + 1,
+            _ => runs.push(x..x + 1),
+        }
+    }
+    runs
 }
 
 /// A crop's grey levels and their Otsu split, whose smaller side is the ink.
@@ -340,10 +388,13 @@ fn glyph_ink(mut columns: Vec<u32>) -> Vec<u32> {
     columns
 }
 
-/// A connected piece of ink in a crop: its pixels' indices and its first and last rows.
+/// A connected piece of ink in a crop: its pixels' indices, its first and last columns and
+/// rows.
 struct Blob {
     pixels: Vec<usize>,
+    left: usize,
     top: usize,
+    right: usize,
     bottom: usize,
 }
 
@@ -641,16 +692,21 @@ fn word_ranges(decoded: &[Decoded]) -> Vec<std::ops::Range<usize>> {
     ranges
 }
 
-/// A full stop the greedy path passed by between two figures is looked for where the model
-/// gave "." at least this at a step between them: 12s0324's "1.0" read "10" had 0.37; a
-/// true "12" had 0.16 and a comma's "495,580" 0.18, so the ink decides
-/// (`glyphs::stops_between_figures`).
+/// A full stop or a comma the greedy path passed by between two figures is looked for where
+/// the model gave "." at least this at a step between them: 12s0324's "1.0" read "10" had
+/// 0.37, puertos1's "495,580" read "495580" 0.18; a true "12" had 0.16, so the ink decides
+/// (`glyphs::separators_between_figures`).
 pub const PASSED_STOP_MIN_PROBABILITY: f32 = 0.1;
 
-/// Where the greedy path may have passed by a full stop between two figures read side by
-/// side: the second figure's index and the step between them where the model gave "." the
+/// Where the greedy path may have passed by a full stop or a comma (which it half-reads as
+/// one) between two figures read side by side: the second figure's index and the step between them where the model gave "." the
 /// most, with that probability, where it is at least `PASSED_STOP_MIN_PROBABILITY`.
-pub fn stops_passed_by(decoded: &[Decoded], probs: &[f32], steps: usize, classes: &[char]) -> Vec<(usize, usize, f32)> {
+pub fn separators_passed_by(
+    decoded: &[Decoded],
+    probs: &[f32],
+    steps: usize,
+    classes: &[char],
+) -> Vec<(usize, usize, f32)> {
     let n = probs.len() / steps.max(1);
     let Some(stop) = classes.iter().position(|&c| c == '.') else { return Vec::new() };
     let pairs = decoded.windows(2).enumerate().filter(|(_, p)| p[0].ch.is_ascii_digit() && p[1].ch.is_ascii_digit());
@@ -996,11 +1052,11 @@ mod tests {
             rows
         };
         let decoded = [at('1', 0), at('0', 2)];
-        assert_eq!(stops_passed_by(&decoded, &probs(0.37), 3, &classes), [(1, 1, 0.37)]);
-        assert!(stops_passed_by(&decoded, &probs(0.05), 3, &classes).is_empty());
+        assert_eq!(separators_passed_by(&decoded, &probs(0.37), 3, &classes), [(1, 1, 0.37)]);
+        assert!(separators_passed_by(&decoded, &probs(0.05), 3, &classes).is_empty());
         // Only between figures.
         let decoded = [at('a', 0), at('0', 2)];
-        assert!(stops_passed_by(&decoded, &probs(0.37), 3, &classes).is_empty());
+        assert!(separators_passed_by(&decoded, &probs(0.37), 3, &classes).is_empty());
     }
 
     #[test]
@@ -1176,6 +1232,49 @@ mod tests {
                 assert_eq!(at(x, y), paper, "a neighbour's ink at ({x}, {y}) on {paper:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_rule_touching_a_cells_last_glyph_is_painted_out_and_the_glyph_stays() {
+        let (paper, ink) = ([255, 255, 255], [0, 0, 0]);
+        let mut crop = line_crop(paper, ink);
+        // A rule, a glyph touching it, and a rule along the cell's foot that crosses it,
+        // touching the glyph's foot; another rule, a full stop and an axis's tick touching it.
+        for y in 0..LINE_HEIGHT as u32 {
+            let columns = match y {
+                12..=37 => 51..56,
+                38..=39 => 48..60,
+                _ => 54..56,
+            };
+            let other = if (20..22).contains(&y) { 40..47 } else { 40..42 };
+            columns.chain(other).for_each(|x| crop.put_pixel(x, y, Rgb(ink)));
+            if (34..38).contains(&y) {
+                (37..40).for_each(|x| crop.put_pixel(x, y, Rgb(ink)));
+            }
+        }
+        erase_neighbour_ink(&mut crop);
+        let at = |x, y| crop.get_pixel(x, y).0;
+        for (x, y) in [(4, 24), (51, 20), (53, 37), (23, 46), (48, 38), (53, 39), (39, 36)] {
+            assert_eq!(at(x, y), ink, "own ink, or the foot's rule joined to it, at ({x}, {y})");
+        }
+        // The rule, the foot's rule's stub beyond it, and the lines above and below, which it
+        // no longer joins to the line's own.
+        for (x, y) in [(54, 0), (55, 24), (55, 38), (57, 39), (59, 38), (32, 2), (46, 45), (41, 36), (45, 21)] {
+            assert_eq!(at(x, y), paper, "a rule's or a neighbour's ink at ({x}, {y})");
+        }
+    }
+
+    #[test]
+    fn a_large_letters_stem_filling_a_tight_crop_is_not_a_rule() {
+        // issue20930's "B": its stem inks rows 0 to 43 of 48, its bars reach right.
+        let mut crop = RgbImage::from_pixel(30, LINE_HEIGHT as u32, Rgb([255, 255, 255]));
+        for y in 0..44 {
+            let columns = if matches!(y, 0..3 | 20..23 | 41..44) { 4..24 } else { 4..10 };
+            columns.for_each(|x| crop.put_pixel(x, y, Rgb([0, 0, 0])));
+        }
+        let letter = crop.clone();
+        erase_neighbour_ink(&mut crop);
+        assert_eq!(crop, letter);
     }
 
     #[test]
