@@ -145,7 +145,10 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
     let mut ink = ink_mask(crop);
     let ink_before = ink.clone();
     let mut foreign = vec![false; w * h];
-    let rules = rule_runs(&ink, w, h);
+    // With the column each side, which a rule's anti-aliased edge inks part way (left, it
+    // reads "1"); a glyph touching the rule loses that column.
+    let rules: Vec<Range<usize>> =
+        rule_runs(&ink, w, h).into_iter().map(|r| r.start.saturating_sub(1)..(r.end + 1).min(w)).collect();
     for i in rules.iter().flat_map(|r| r.clone()).flat_map(|x| (0..h).map(move |y| y * w + x)) {
         (foreign[i], ink[i]) = (ink[i], false);
     }
@@ -206,11 +209,19 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
 }
 
 /// The runs of columns of a line's crop that a rule beside the line inks (`RULE_MIN_INK`),
-/// going on past the crop's top and bottom: a large letter's stem may fill a tight crop's
-/// height (issue20930's "B" and "D"), but stays inside one edge.
+/// each end going on past the crop's edge or meeting a rule across the line (a table's top
+/// or foot, its ink reaching a side of the crop): a large letter's stem may fill a tight
+/// crop's height (issue20930's "B" and "D"), but ends inside it, at most at its own bars.
 fn rule_runs(ink: &[bool], w: usize, h: usize) -> Vec<Range<usize>> {
-    let is_rule =
-        |x: usize| ink[x] && ink[(h - 1) * w + x] && (0..h).filter(|&y| ink[y * w + x]).count() as u32 >= RULE_MIN_INK;
+    let across = |x: usize, y: usize| {
+        let row = &ink[y * w..(y + 1) * w];
+        row[..=x].iter().all(|&i| i) || row[x..].iter().all(|&i| i)
+    };
+    let is_rule = |x: usize| {
+        let rows: Vec<usize> = (0..h).filter(|&y| ink[y * w + x]).collect();
+        let (Some(&top), Some(&bottom)) = (rows.first(), rows.last()) else { return false };
+        rows.len() as u32 >= RULE_MIN_INK && (top == 0 || across(x, top)) && (bottom == h - 1 || across(x, bottom))
+    };
     let mut runs: Vec<Range<usize>> = Vec::new();
     for x in (0..w).filter(|&x| is_rule(x)) {
         match runs.last_mut() {
@@ -1246,7 +1257,7 @@ mod tests {
                 38..=39 => 48..60,
                 _ => 54..56,
             };
-            let other = if (20..22).contains(&y) { 40..47 } else { 40..42 };
+            let other = if (20..22).contains(&y) { 40..50 } else { 40..42 };
             columns.chain(other).for_each(|x| crop.put_pixel(x, y, Rgb(ink)));
             if (34..38).contains(&y) {
                 (37..40).for_each(|x| crop.put_pixel(x, y, Rgb(ink)));
@@ -1254,14 +1265,33 @@ mod tests {
         }
         erase_neighbour_ink(&mut crop);
         let at = |x, y| crop.get_pixel(x, y).0;
-        for (x, y) in [(4, 24), (51, 20), (53, 37), (23, 46), (48, 38), (53, 39), (39, 36)] {
+        for (x, y) in [(4, 24), (51, 20), (52, 37), (23, 46), (48, 38), (52, 39), (38, 36)] {
             assert_eq!(at(x, y), ink, "own ink, or the foot's rule joined to it, at ({x}, {y})");
         }
         // The rule, the foot's rule's stub beyond it, and the lines above and below, which it
         // no longer joins to the line's own.
-        for (x, y) in [(54, 0), (55, 24), (55, 38), (57, 39), (59, 38), (32, 2), (46, 45), (41, 36), (45, 21)] {
+        for (x, y) in [(54, 0), (55, 24), (55, 38), (57, 39), (59, 38), (32, 2), (46, 45), (41, 36), (45, 21), (53, 24)]
+        {
             assert_eq!(at(x, y), paper, "a rule's or a neighbour's ink at ({x}, {y})");
         }
+    }
+
+    #[test]
+    fn a_rule_meeting_a_rule_across_the_crop_is_painted_out_with_it() {
+        // A table's top row: its top rule across the crop (rows 4 to 6), a column's rule down
+        // from it past the bottom edge, a glyph touching that.
+        let mut crop = RgbImage::from_pixel(40, LINE_HEIGHT as u32, Rgb([255, 255, 255]));
+        for y in 4..LINE_HEIGHT as u32 {
+            let columns = match y {
+                4..=6 => 0..40,
+                14..=37 => 6..12,
+                _ => 10..12,
+            };
+            columns.for_each(|x| crop.put_pixel(x, y, Rgb([0, 0, 0])));
+        }
+        erase_neighbour_ink(&mut crop);
+        assert_eq!(crop.get_pixel(10, 24).0, [255; 3], "the column's rule");
+        assert_eq!(crop.get_pixel(7, 24).0, [0; 3], "the glyph touching it");
     }
 
     #[test]
