@@ -143,7 +143,6 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
         return;
     }
     let mut ink = ink_mask(crop);
-    let ink_before = ink.clone();
     let mut foreign = vec![false; w * h];
     // With the column each side, which a rule's anti-aliased edge inks part way (left, it
     // reads "1"); a glyph touching the rule loses that column.
@@ -171,7 +170,9 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
         let flat = height <= TICK_MAX_HEIGHT && b.right - b.left >= 2 * height;
         let stub = rules.iter().any(|r| {
             let across = if b.right < r.start { Some(r.end + 1) } else { r.start.checked_sub(2) };
-            let goes_on = across.filter(|&x| x < w).is_some_and(|x| (b.top..=b.bottom).any(|y| ink_before[y * w + x]));
+            let goes_on = across
+                .filter(|&x| x < w)
+                .is_some_and(|x| (b.top..=b.bottom).any(|y| ink[y * w + x] || foreign[y * w + x]));
             b.left <= r.end && b.right + 1 >= r.start && (flat || goes_on && !across_middle(b))
         });
         if stub {
@@ -218,9 +219,12 @@ fn rule_runs(ink: &[bool], w: usize, h: usize) -> Vec<Range<usize>> {
         row[..=x].iter().all(|&i| i) || row[x..].iter().all(|&i| i)
     };
     let is_rule = |x: usize| {
-        let rows: Vec<usize> = (0..h).filter(|&y| ink[y * w + x]).collect();
-        let (Some(&top), Some(&bottom)) = (rows.first(), rows.last()) else { return false };
-        rows.len() as u32 >= RULE_MIN_INK && (top == 0 || across(x, top)) && (bottom == h - 1 || across(x, bottom))
+        let inked = |y: &usize| ink[y * w + x];
+        if ((0..h).filter(inked).count() as u32) < RULE_MIN_INK {
+            return false;
+        }
+        let (Some(top), Some(bottom)) = ((0..h).find(inked), (0..h).rev().find(inked)) else { return false };
+        (top == 0 || across(x, top)) && (bottom == h - 1 || across(x, bottom))
     };
     let mut runs: Vec<Range<usize>> = Vec::new();
     for x in (0..w).filter(|&x| is_rule(x)) {
