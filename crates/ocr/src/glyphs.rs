@@ -1,10 +1,12 @@
 //! A line's crop as blobs of ink, to tell apart glyphs the recognition model confuses by
 //! their shape, place and size: quotation marks (`quotes`), full stops and hyphens
-//! (`stops_and_hyphens`), small letters and their same-shape capitals (`LetterHeights`).
+//! (`stops_and_hyphens`), hyphens and dashes (`dashes_by_length`), small letters and their
+//! same-shape capitals (`LetterHeights`).
 
 use image::RgbImage;
 
 use crate::det::mask_to_components;
+use crate::marks::EM_DASH;
 use crate::rec::{Decoded, InkSplit, LINE_HEIGHT};
 
 /// Crop heights searched beyond the columns of a glyph's CTC steps, which place it to within
@@ -42,6 +44,20 @@ const COMMA_MIN_RISE: f32 = 0.05;
 /// ... and it is at least this many times as high as wide (full stops are round, scanned ones
 /// up to 1.4; the commas read as stops stand 1.6 to 2).
 const COMMA_MIN_ASPECT: f32 = 1.5;
+/// A dash read inside a line is told by its ink's length against the line's tall letters
+/// (`CropInk::tall_height`): measured over the 284 corpus pages, hyphens run to 0.69 of
+/// them (Courier's, us-034's), en dashes from 0.6 (most from 0.65) to 0.86, em dashes from
+/// 1.05. The model reads half the en dashes "-" (us-018's "2003-04", us-001's minus signs,
+/// 0.65 to 0.86) and a few hyphens "–" (0.29 to 0.37), so a dash read is made an en dash at
+/// `EN_DASH_LENGTH` and a hyphen under `HYPHEN_MAX_LENGTH`, and kept between.
+const EN_DASH_LENGTH: [f32; 2] = [0.7, 0.95];
+const HYPHEN_MAX_LENGTH: f32 = 0.5;
+/// The tall letters' height is the crop's letter blobs' ninetieth percentile (capitals,
+/// figures and ascenders, not the x-height, in most lines) over `TALL_MIN_LETTERS` or more.
+const TALL_QUANTILE: f32 = 0.9;
+const TALL_MIN_LETTERS: usize = 3;
+const HYPHEN: char = '-';
+const EN_DASH: char = '–';
 /// A raised dot and a low line, which the model reads for a short hyphen or a minus too.
 const MIDDLE_DOT: char = '·';
 const LOW_LINE: char = '_';
@@ -128,6 +144,25 @@ impl CropInk {
     fn is_stop_sized(&self, b: &[usize; 4]) -> bool {
         let hf = self.h as f32;
         ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
+    }
+
+    /// Whether blob box `b` is flat as a dash's ink (of any length), inside the crop.
+    fn is_dash_shaped(&self, b: &[usize; 4]) -> bool {
+        let (width, height) = ((b[2] - b[0] + 1) as f32, (b[3] - b[1] + 1) as f32);
+        self.inside(b) && height <= STOP_MAX_HEIGHT * self.h as f32 && width >= DASH_MIN_ASPECT * height
+    }
+
+    /// The height in rows of the crop's tall letters (`TALL_QUANTILE` of its letter blobs');
+    /// None where it has fewer than `TALL_MIN_LETTERS`.
+    fn tall_height(&self) -> Option<f32> {
+        let mut heights: Vec<usize> =
+            self.boxes.iter().filter(|b| self.is_letter(b)).map(|b| b[3] - b[1] + 1).collect();
+        if heights.len() < TALL_MIN_LETTERS {
+            return None;
+        }
+        heights.sort_unstable();
+        let at = ((heights.len() - 1) as f32 * TALL_QUANTILE).round() as usize;
+        heights.get(at).map(|&h| h as f32)
     }
 
     /// Whether blob box `b` is a mark no larger than a comma: shorter than a letter, no wider
@@ -231,12 +266,13 @@ impl<'a> LetterHeights<'a> {
 /// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
 /// The crop's blobs are labelled once, for a line that holds such a mark.
 pub fn judge_marks(decoded: &mut Vec<Decoded>, crop: &RgbImage, step_px: f32) {
-    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '-' | '.' | MIDDLE_DOT | LOW_LINE)) {
+    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '.' | HYPHEN | EN_DASH | EM_DASH | MIDDLE_DOT | LOW_LINE)) {
         return;
     }
     let ink = CropInk::of(crop);
     crate::quotes::curl_quotes(decoded, &ink, step_px);
     stops_and_hyphens(decoded, &ink, step_px);
+    dashes_by_length(decoded, &ink, step_px);
     commas_read_as_stops(decoded, &ink, step_px);
 }
 
@@ -268,6 +304,35 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
             '.' | MIDDLE_DOT | LOW_LINE if (RAISED[0]..=RAISED[1]).contains(&raised) && aspect >= DASH_MIN_ASPECT => {
                 '-'
             }
+            ch => ch,
+        };
+    }
+}
+
+/// Hyphens, en dashes and em dashes read inside a line, told apart by their ink's length
+/// against the line's tall letters (`EN_DASH_LENGTH`, `HYPHEN_MAX_LENGTH`), where the ink
+/// under the dash's steps is flat and raised off the baseline as a dash's is. Recognition
+/// does not tell them apart: it reads the length of an en dash's strip scaled to the line's
+/// height alone. us-018's "2003–04" and rotated_page's "–109" were read with hyphens,
+/// us-040's "5-3" with an en dash, us-001's "May–August" with an em dash.
+fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
+    let Some(tall) = ink.tall_height() else { return };
+    let min_letters = baseline_letters(decoded);
+    for i in 0..decoded.len() {
+        let read = decoded[i].ch;
+        if !matches!(read, HYPHEN | EN_DASH | EM_DASH) {
+            continue;
+        }
+        let Some(k) = ink.nearest(steps_span(decoded, i, step_px), |b| ink.is_dash_shaped(b)) else { continue };
+        let [x0, _, x1, y1] = ink.boxes[k];
+        let Some((baseline, unit)) = ink.baseline_near(x0, x1, min_letters) else { continue };
+        if !(RAISED[0]..=RAISED[1]).contains(&((baseline - y1 as f32) / unit)) {
+            continue;
+        }
+        let length = (x1 - x0 + 1) as f32 / tall;
+        decoded[i].ch = match read {
+            EN_DASH if length < HYPHEN_MAX_LENGTH => HYPHEN,
+            HYPHEN | EM_DASH if (EN_DASH_LENGTH[0]..EN_DASH_LENGTH[1]).contains(&length) => EN_DASH,
             ch => ch,
         };
     }
@@ -344,6 +409,7 @@ mod tests {
         Comma,
         Sunk,
         Hyphen,
+        EnDash,
         RaisedDot,
         Blank,
     }
@@ -358,6 +424,7 @@ mod tests {
                 Ink::Comma => (x + 1..x + 4, 33..41),
                 Ink::Sunk => (x + 1..x + 4, 39..45),
                 Ink::Hyphen => (x..x + 7, 26..29),
+                Ink::EnDash => (x - 3..x + 15, 26..29),
                 Ink::RaisedDot => (x + 1..x + 4, 26..29),
                 Ink::Blank => continue,
             };
@@ -408,6 +475,18 @@ mod tests {
         assert_eq!(judged("ab-", &[Letter, Letter, Blank]), "ab-", "no ink of its size under its steps");
         let far = [[Letter, Letter].as_slice(), &[Blank; 6], &[Stop]].concat();
         assert_eq!(judged("ab-------", &far), "ab-------", "too far");
+    }
+
+    #[test]
+    fn a_dash_read_inside_a_line_is_told_by_its_length_against_the_tall_letters() {
+        use Ink::*;
+        let judged = |text, glyphs: &[Ink]| judged_by(|d, ink, s| dashes_by_length(d, ink, s), decoded(text), glyphs);
+        assert_eq!(judged("12-45", &[Letter, Letter, EnDash, Letter, Letter]), "12–45", "us-018's 2003–04");
+        assert_eq!(judged("ab—cd", &[Letter, Letter, EnDash, Letter, Letter]), "ab–cd", "us-001's May–August");
+        assert_eq!(judged("12–45", &[Letter, Letter, Hyphen, Letter, Letter]), "12-45", "us-040's 5-3");
+        assert_eq!(judged("ab-cd", &[Letter, Letter, Hyphen, Letter, Letter]), "ab-cd", "a hyphen read right");
+        assert_eq!(judged("a-b", &[Letter, EnDash, Letter]), "a-b", "too few letters to measure the tall ones on");
+        assert_eq!(judged("ab-cd", &[Letter, Letter, Stop, Letter, Letter]), "ab-cd", "ink on the baseline");
     }
 
     #[test]

@@ -230,7 +230,7 @@ const RING_SIDE: f32 = 0.25;
 /// Recognition does not tell them apart alone: it reads an en dash "-", its strip scaled to
 /// the row's height.
 const DASHES_BY_LENGTH: [(char, f32); 2] = [('-', 0.31), ('–', 0.6)];
-const EM_DASH: char = '—';
+pub(crate) const EM_DASH: char = '—';
 
 /// Whether a detected line read as a lone zero is a ring instead (a punch hole, a drawn
 /// circle): its ink, leaving out what touches the line box's edges (a neighbour's), round,
