@@ -313,7 +313,7 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
 /// against the line's tall letters (`EN_DASH_LENGTH`, `HYPHEN_MAX_LENGTH`), where the ink
 /// under the dash's steps is flat and raised off the baseline as a dash's is. Recognition
 /// does not tell them apart: it reads the length of an en dash's strip scaled to the line's
-/// height alone. us-018's "2003–04" and rotated_page's "–109" were read with hyphens,
+/// height alone. us-018's "2004–05" and rotated_page's "–109" were read with hyphens,
 /// us-040's "5-3" with an en dash, us-001's "May–August" with an em dash.
 fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
     let Some(tall) = ink.tall_height() else { return };
