@@ -189,6 +189,15 @@ impl CropInk {
         }
     }
 
+    /// How far blob `k`'s foot stands above the baseline of the letters beside it (measured
+    /// on `min_letters` or more), in those letters' heights: about 0 for a full stop, a third
+    /// for a hyphen.
+    fn foot_above_baseline(&self, k: usize, min_letters: usize) -> Option<f32> {
+        let [x0, _, x1, y1] = self.boxes[k];
+        let (baseline, unit) = self.baseline_near(x0, x1, min_letters)?;
+        Some((baseline - y1 as f32) / unit)
+    }
+
     /// The height in rows of the letter blob nearest the middle of columns `span` (a
     /// letter's steps).
     fn letter_height(&self, span: [f32; 2]) -> Option<f32> {
@@ -296,8 +305,7 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
         }
         let Some(k) = ink.nearest(steps_span(decoded, i, step_px), |b| ink.is_stop_sized(b)) else { continue };
         let [x0, y0, x1, y1] = ink.boxes[k];
-        let Some((baseline, unit)) = ink.baseline_near(x0, x1, min_letters) else { continue };
-        let raised = (baseline - y1 as f32) / unit;
+        let Some(raised) = ink.foot_above_baseline(k, min_letters) else { continue };
         let aspect = (x1 - x0 + 1) as f32 / (y1 - y0 + 1) as f32;
         decoded[i].ch = match decoded[i].ch {
             '-' if raised.abs() <= ON_BASELINE && aspect <= STOP_MAX_ASPECT => '.',
@@ -316,19 +324,22 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
 /// height alone. us-018's "2004–05" and rotated_page's "–109" were read with hyphens,
 /// us-040's "5-3" with an en dash, us-001's "May–August" with an em dash.
 fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
+    let is_dash = |ch: char| matches!(ch, HYPHEN | EN_DASH | EM_DASH);
+    if !decoded.iter().any(|d| is_dash(d.ch)) {
+        return;
+    }
     let Some(tall) = ink.tall_height() else { return };
     let min_letters = baseline_letters(decoded);
     for i in 0..decoded.len() {
         let read = decoded[i].ch;
-        if !matches!(read, HYPHEN | EN_DASH | EM_DASH) {
+        if !is_dash(read) {
             continue;
         }
         let Some(k) = ink.nearest(steps_span(decoded, i, step_px), |b| ink.is_dash_shaped(b)) else { continue };
-        let [x0, _, x1, y1] = ink.boxes[k];
-        let Some((baseline, unit)) = ink.baseline_near(x0, x1, min_letters) else { continue };
-        if !(RAISED[0]..=RAISED[1]).contains(&((baseline - y1 as f32) / unit)) {
+        if !ink.foot_above_baseline(k, min_letters).is_some_and(|raised| (RAISED[0]..=RAISED[1]).contains(&raised)) {
             continue;
         }
+        let [x0, _, x1, _] = ink.boxes[k];
         let length = (x1 - x0 + 1) as f32 / tall;
         decoded[i].ch = match read {
             EN_DASH if length < HYPHEN_MAX_LENGTH => HYPHEN,
@@ -481,7 +492,7 @@ mod tests {
     fn a_dash_read_inside_a_line_is_told_by_its_length_against_the_tall_letters() {
         use Ink::*;
         let judged = |text, glyphs: &[Ink]| judged_by(|d, ink, s| dashes_by_length(d, ink, s), decoded(text), glyphs);
-        assert_eq!(judged("12-45", &[Letter, Letter, EnDash, Letter, Letter]), "12–45", "us-018's 2003–04");
+        assert_eq!(judged("12-45", &[Letter, Letter, EnDash, Letter, Letter]), "12–45", "us-018's 2004–05");
         assert_eq!(judged("ab—cd", &[Letter, Letter, EnDash, Letter, Letter]), "ab–cd", "us-001's May–August");
         assert_eq!(judged("12–45", &[Letter, Letter, Hyphen, Letter, Letter]), "12-45", "us-040's 5-3");
         assert_eq!(judged("ab-cd", &[Letter, Letter, Hyphen, Letter, Letter]), "ab-cd", "a hyphen read right");
