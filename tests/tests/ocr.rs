@@ -222,14 +222,22 @@ fn a_space_half_seen_between_letters_is_not_kept() {
 /// The model tells c o s v w x z from their capitals by size alone, and read some of them
 /// small in the federal register's capital headings ("AGENcY:", "sUMMARY:", "DATEs:",
 /// "cONTACT:") until letters of all-capital words went to the capitals it gave some
-/// probability.
+/// probability; "ADDREsSES:", whose "S" it gave 0.019, until the letter's ink was measured
+/// against the line's tall letters. The ink alone tells eu-001's chemical formulas, words
+/// of same-shape letters only ("(co2)", "(sOx/s02)").
 #[test]
 fn same_shape_letters_of_capital_words_are_read_as_capitals() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
     let path = corpus.join("pdfplumber/tests/pdfs/federal-register-2020-17221.pdf");
-    let text = collapse_ws(&page_one_by_ocr(&path, &engine(&dir)));
-    for heading in ["AGENCY:", "SUMMARY:", "DATES:", "FOR FURTHER INFORMATION CONTACT:"] {
+    let text = collapse_ws(&page_one_by_ocr(&path, &models));
+    for heading in ["AGENCY:", "SUMMARY:", "DATES:", "ADDRESSES:", "FOR FURTHER INFORMATION CONTACT:"] {
         assert!(text.contains(heading), "{heading:?} missing from {text}");
+    }
+    let eu = "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-eu";
+    let text = collapse_ws(&page_one_by_ocr(&corpus.join(eu).join("eu-001.pdf"), &models));
+    for formula in ["Carbon dioxide (CO2)", "Sulphur oxides (SOx/S"] {
+        assert!(text.contains(formula), "{formula:?} missing from {text}");
     }
 }
 
@@ -237,13 +245,28 @@ fn same_shape_letters_of_capital_words_are_read_as_capitals() {
 /// model read "MeoW", "bzzZZZzZ" and "FoX" where the text layer has small letters; a capital
 /// same-shape letter in a small word now goes by its ink against the line's small and tall
 /// letters, as camel case ("JavaScript") reads the same way.
+///
+/// Elsewhere a same-shape capital must stand as low as the small letters: linn.png's "LOCATE
+/// Controls", mixedfonts' "pqrstuVWxyZABC" (capitals beside capitals) and tableception's
+/// roman numerals "XXXvii", on lines without tall letters, whose height is then taken from
+/// the small letters'.
 #[test]
 fn same_shape_capitals_standing_small_in_small_words_are_read_small() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/AnimalSounds.pdf");
-    let text = collapse_ws(&page_one_by_ocr(&path, &engine(&dir)));
+    let models = engine(&dir);
+    let tabula = corpus.join("tabula-java/src/test/resources/technology/tabula");
+    let text = collapse_ws(&page_one_by_ocr(&tabula.join("AnimalSounds.pdf"), &models));
     for word in ["Cat Says Meow", "Says bzzzzzzz", "Fox Says"] {
         assert!(text.contains(word), "{word:?} missing from {text}");
+    }
+    let doc = extract_with(&corpus.join("ocr/ocrmypdf/tests/resources/linn.png"), &opts(&models, OcrMode::Auto));
+    let text = collapse_ws(&doc.expect("linn").pages[0].text);
+    assert_eq!(text.matches("LOCATE controls").count(), 2, "{text}");
+    let text = collapse_ws(&page_one_by_ocr(&corpus.join("pdfjs/test/pdfs/mixedfonts.pdf"), &models));
+    assert!(text.contains("pqrstuvwxyzABC"), "{text}");
+    let text = collapse_ws(&page_one_by_ocr(&corpus.join("camelot/tests/files/tableception.pdf"), &models));
+    for numeral in ["xxxvii", "xxxviii"] {
+        assert!(text.split(' ').any(|w| w == numeral), "{numeral:?} missing from {text}");
     }
 }
 

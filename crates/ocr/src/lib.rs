@@ -629,7 +629,7 @@ impl Engine {
                 glyphs::separators_between_figures(&mut decoded, &passed, &piece.crop, step_px);
                 let mut heights = glyphs::LetterHeights::new(&piece.crop, step_px);
                 rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes, |d, i| {
-                    heights.stands_small(d, i)
+                    heights.standing(d, i)
                 });
                 glyphs::judge_marks(&mut decoded, &piece.crop, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {

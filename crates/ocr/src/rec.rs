@@ -2,7 +2,7 @@
 //! a few input widths per page, CTC greedy decoding with per-character confidence.
 
 use std::cell::OnceCell;
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 
 use image::{Rgb, RgbImage};
 
@@ -622,6 +622,24 @@ fn probability_at(d: &Decoded, probs: &[f32], n: usize, class: usize) -> f32 {
     (d.first_step..=d.last_step).filter_map(|t| probs.get(t * n + class)).fold(0.0f32, |a, &b| a.max(b))
 }
 
+/// A same-shape capital whose ink stands under this, between the line's x-height (0) and its
+/// tall letters' height (1), is nearer the small letters (`case_look_alikes_in_words`).
+pub const STANDS_SMALL: f32 = 0.5;
+/// A same-shape capital read at a word's first letter, or beside other capitals, is made small
+/// only where its ink stands under this: over page 1 of the 284 corpus PDFs the capitals read
+/// right stood 0.5 and more, but for one letter the model was sure of whose nearest blob was
+/// another's (0.0); the misread ones ("LOCATE Controls", "Bow-Wow", mixedfonts' "uVWxyZ")
+/// stood -0.17 to 0.0.
+pub const STANDS_CLEARLY_SMALL: f32 = 0.3;
+/// A same-shape small letter in a word without other small letters is made a capital where its
+/// ink stands within these: the misread ones ("ADDREsSES", "(co2)", "(sOx/s02)", "Cv") stood
+/// 0.83–1.0; past 1.15 the blob is a letter joined to its neighbour ("w/", "p/c" read
+/// right stood 1.2–1.38).
+pub const STANDS_TALL: RangeInclusive<f32> = 0.75..=1.15;
+/// The least probability the model gave a capital its ink says is one: ADDREsSES's "S" had
+/// 0.019; joined letters read right, 0.001–0.002.
+pub const INKED_CAPITAL_MIN_PROBABILITY: f32 = 0.01;
+
 /// Look-alike letters read in the other case from their word -> their look-alikes, where the
 /// model gave that some probability (`CAPITAL_MIN_PROBABILITY`):
 /// - in an all-capital word, same-shape small letters become capitals and a small l the
@@ -632,18 +650,25 @@ fn probability_at(d: &Decoded, probs: &[f32], n: usize, class: usize) -> f32 {
 ///   when its cased letters other than its I's are small past the first letter, and it has a
 ///   small letter there or one that is no look-alike first ("mI", not "AII", "AgSCI" or "lI");
 /// - a same-shape capital past the first letter of a word with a small letter there and no
-///   capital but look-alikes ("MeoW", "FoX", "bzzZZZzZ") becomes small where `stands_small`
-///   says its ink stands as the line's small letters do (`glyphs::LetterHeights`). Camel
-///   case reads the same way ("JavaScript", "macOS", "AgSCI"), so only the ink can tell.
+///   capital but look-alikes ("MeoW", "FoX", "bzzZZZzZ") becomes small where its ink stands
+///   nearer the line's small letters (`STANDS_SMALL`). Camel case reads the same way
+///   ("JavaScript", "macOS", "AgSCI"), so only the ink can tell. Elsewhere in a word with a
+///   small letter (a first letter: "LOCATE Controls"; beside capitals) it must stand as low as
+///   the small letters (`STANDS_CLEARLY_SMALL`). A word without one may be set in small
+///   capitals, whose letters stand alike, so its capitals stay;
+/// - a same-shape small letter in a word without small letters but same-shape ones becomes a
+///   capital where its ink stands as the tall letters (`STANDS_TALL`), given less probability
+///   (`INKED_CAPITAL_MIN_PROBABILITY`): "ADDREsSES", "(co2)", "Cv". Ink does not tell l from I.
 ///
-/// `probs`: the line's class probabilities, `steps` rows; `stands_small(decoded, i)` judges
-/// `decoded[i]`'s ink, asked only of those candidates.
+/// `probs`: the line's class probabilities, `steps` rows; `standing(decoded, i)` says where
+/// `decoded[i]`'s ink stands between the line's x-height (0) and its tall letters (1), asked
+/// only of those candidates (`glyphs::LetterHeights`).
 pub fn case_look_alikes_in_words(
     decoded: &mut [Decoded],
     probs: &[f32],
     steps: usize,
     alike: &LookAlikes,
-    mut stands_small: impl FnMut(&[Decoded], usize) -> bool,
+    mut standing: impl FnMut(&[Decoded], usize) -> Option<f32>,
 ) {
     let n = probs.len() / steps.max(1);
     let cased = |c: char| c.is_lowercase() || c.is_uppercase();
@@ -658,30 +683,31 @@ pub fn case_look_alikes_in_words(
                 || word.first().is_some_and(|d| d.ch.is_lowercase() && !is_look_alike(d.ch)));
         let small_past_first = word.iter().skip(1).any(|d| d.ch.is_lowercase() && d.ch != STROKE_SMALL_L)
             && !word.iter().skip(1).any(|d| d.ch.is_uppercase() && !is_look_alike(d.ch));
+        let has_small = word.iter().any(|d| d.ch.is_lowercase());
+        let smalls_same_shape = word.iter().all(|d| !d.ch.is_lowercase() || SAME_SHAPE_SMALL.contains(&d.ch));
         for (i, d) in word.iter().enumerate() {
-            // The look-alike a letter may become, its class, and whether its ink must say so.
-            let to = if capital_word {
-                alike
-                    .capitals
-                    .iter()
-                    .find(|&&(small, ..)| small == d.ch)
-                    .map(|&(_, capital, class)| (capital, class, false))
+            let at = range.start + i;
+            let p = |class: usize| probability_at(d, probs, n, class);
+            let to_capital = alike.capitals.iter().find(|&&(small, ..)| small == d.ch);
+            let to_small = alike.smalls.iter().find(|&&(capital, ..)| capital == d.ch);
+            let to = if let Some(&(_, capital, class)) = to_capital.filter(|_| capital_word || smalls_same_shape) {
+                let by_odds = capital_word && p(class) >= CAPITAL_MIN_PROBABILITY;
+                let mut by_ink = || {
+                    d.ch != STROKE_SMALL_L
+                        && p(class) >= INKED_CAPITAL_MIN_PROBABILITY
+                        && standing(decoded, at).is_some_and(|s| STANDS_TALL.contains(&s))
+                };
+                (by_odds || by_ink()).then_some(capital)
             } else if small_word && i > 0 && d.ch == STROKE_CAPITAL_I {
-                alike.small_l.map(|l| (STROKE_SMALL_L, l, false))
-            } else if small_past_first && i > 0 {
-                alike
-                    .smalls
-                    .iter()
-                    .find(|&&(capital, ..)| capital == d.ch)
-                    .map(|&(_, small, class)| (small, class, true))
+                alike.small_l.filter(|&l| p(l) >= CAPITAL_MIN_PROBABILITY).map(|_| STROKE_SMALL_L)
+            } else if let Some(&(_, small, class)) = to_small.filter(|_| has_small) {
+                let below = if small_past_first && i > 0 { STANDS_SMALL } else { STANDS_CLEARLY_SMALL };
+                (p(class) >= CAPITAL_MIN_PROBABILITY && standing(decoded, at).is_some_and(|s| s < below))
+                    .then_some(small)
             } else {
                 None
             };
-            let Some((to, class, by_ink)) = to else { continue };
-            let at = range.start + i;
-            if probability_at(d, probs, n, class) >= CAPITAL_MIN_PROBABILITY && (!by_ink || stands_small(decoded, at)) {
-                changes.push((at, to));
-            }
+            changes.extend(to.map(|to| (at, to)));
         }
     }
     for (at, to) in changes {
@@ -1006,20 +1032,26 @@ mod tests {
     }
 
     /// What `case_look_alikes_in_words` makes of a text read (`read_as`) by a model with
-    /// `dictionary`, on a line whose letters' ink stands small where `ink_small` says.
-    fn case_fixer(dictionary: &str, ink_small: fn(char) -> bool) -> impl Fn(&str, f32) -> String {
+    /// `dictionary`, on a line whose letters' ink stands where `ink` says.
+    fn case_fixer(dictionary: &str, ink: fn(char) -> Option<f32>) -> impl Fn(&str, f32) -> String {
         let classes = classes(dictionary);
         let alike = LookAlikes::of_classes(&classes);
         move |text: &str, p_read: f32| {
             let (mut decoded, probs) = read_as(text, p_read, &classes);
-            case_look_alikes_in_words(&mut decoded, &probs, text.chars().count(), &alike, |d, i| ink_small(d[i].ch));
+            case_look_alikes_in_words(&mut decoded, &probs, text.chars().count(), &alike, |d, i| ink(d[i].ch));
             decoded.iter().map(|d| d.ch).collect::<String>()
         }
     }
 
+    /// Ink that stands as the letters were read: small letters at the x-height, capitals and
+    /// figures with the tall letters.
+    fn ink_as_read(c: char) -> Option<f32> {
+        Some(if c.is_lowercase() { 0.0 } else { 1.0 })
+    }
+
     #[test]
     fn same_shape_letters_read_small_in_capital_words_become_capitals() {
-        let fixed = case_fixer("A\nC\nD\nE\nM\nO\nR\nS\nU\nY\na\nc\ne\nm\no\nr\ns\nu\ny\nL\nw\nW\n1\n:", |_| false);
+        let fixed = case_fixer("A\nC\nD\nE\nM\nO\nR\nS\nU\nY\na\nc\ne\nm\no\nr\ns\nu\ny\nL\nw\nW\n1\n:", ink_as_read);
         // The capital had some probability: every same-shape letter of a capital word.
         assert_eq!(fixed("sUMMARY: ADDREssEs", 0.7), "SUMMARY: ADDRESSES");
         assert_eq!(fixed("sUs 1s", 0.7), "SUS 1s");
@@ -1033,7 +1065,7 @@ mod tests {
 
     #[test]
     fn a_small_l_in_a_capital_word_reads_i_and_a_capital_i_in_a_small_word_reads_l() {
-        let fixed = case_fixer("A\nB\nC\nF\nG\nI\nS\nT\na\ng\ni\nk\nl\nm\n5", |_| false);
+        let fixed = case_fixer("A\nB\nC\nF\nG\nI\nS\nT\na\ng\ni\nk\nl\nm\n5", |_| Some(1.0));
         assert_eq!(fixed("FBl AGSl 5mI miIk", 0.7), "FBI AGSI 5ml milk");
         // Not where the model was sure, nor a word's first letter, nor in words that do not
         // say their case: a capital word's I's, an acronym, a capitalised word, a numeral.
@@ -1043,17 +1075,40 @@ mod tests {
 
     #[test]
     fn same_shape_capitals_read_in_small_words_become_small_where_their_ink_stands_small() {
-        let dictionary = "B\nF\nJ\nM\nO\nS\nW\nX\nZ\na\nb\ne\ng\no\nr\ns\nv\nw\nx\nz";
-        // tabula's AnimalSounds: the capitals' ink stands as small as the o's.
-        let fixed = case_fixer(dictionary, |_| true);
+        let dictionary = "B\nC\nF\nJ\nM\nO\nS\nW\nX\nZ\na\nb\nc\ne\ng\no\nr\ns\nt\nv\nw\nx\nz";
+        // tabula's AnimalSounds: the capitals' ink stands as low as the o's.
+        let fixed = case_fixer(dictionary, |_| Some(0.0));
         assert_eq!(fixed("MeoW FoX bzzZZZzZ BoX", 0.7), "Meow Fox bzzzzzzz Box");
-        // Not a word's first letter, nor where the model was sure, nor beside another capital
-        // that is no look-alike, nor in a word with no small letter past its first.
-        assert_eq!(fixed("Ox MeoW BoXMa XO sOX", 0.99), "Ox MeoW BoXMa XO sOX");
-        assert_eq!(fixed("BoXMa XO", 0.7), "BoXMa XO");
+        // A first letter too, and one beside another capital, standing as low ("LOCATE
+        // Controls", mixedfonts' "uVWxyZAB").
+        assert_eq!(fixed("Controls Wow sOX BoXMa", 0.7), "controls wow sox BoxMa");
+        // Not where the model was sure, nor in a word without a small letter (small capitals).
+        assert_eq!(fixed("Ox MeoW BoXMa sOX", 0.99), "Ox MeoW BoXMa sOX");
+        assert_eq!(fixed("XO SOX", 0.7), "XO SOX");
         // Camel case: the model read the capital, and its ink stands taller.
-        let camel = case_fixer(dictionary, |c| c != 'S' && c != 'O');
+        let camel = case_fixer(dictionary, |c| Some(if c == 'S' || c == 'O' { 1.0 } else { 0.0 }));
         assert_eq!(camel("JavaScript MoX AgSO", 0.7), "JavaScript Mox AgSO");
+        // Standing between, a capital past a small word's first letter goes by the nearer
+        // height; a first letter, or one beside capitals, stays.
+        let between = case_fixer(dictionary, |c| Some(if c.is_uppercase() { 0.4 } else { 0.0 }));
+        assert_eq!(between("MeoW Wow BoXMa", 0.7), "Meow Wow BoXMa");
+    }
+
+    #[test]
+    fn same_shape_small_letters_in_words_without_other_small_letters_become_capitals_where_their_ink_stands_tall() {
+        let dictionary = "A\nC\nD\nE\nO\nR\nS\nV\nc\ne\nl\no\ns\nt\nv\n2";
+        // federal-register's "ADDREsSES" (the model gave "S" 0.019), eu-001's "(co2)", us-034's
+        // "Cv": every letter's ink stands as tall as a capital's.
+        let tall = case_fixer(dictionary, |_| Some(1.0));
+        assert_eq!(tall("ADDREsSES (co2) Cv", 0.98), "ADDRESSES (CO2) CV");
+        // Not a small letter in a word with another small letter, nor a small l (ink does not
+        // tell it from I), nor where the model gave the capital next to nothing.
+        assert_eq!(tall("Cvt ol", 0.98), "Cvt ol");
+        assert_eq!(tall("(co2)", 0.999), "(co2)");
+        // Ink standing with the small letters, or taller than the tall letters (joined to a
+        // neighbour), leaves them.
+        assert_eq!(case_fixer(dictionary, |_| Some(0.0))("(co2) Cv", 0.98), "(co2) Cv");
+        assert_eq!(case_fixer(dictionary, |_| Some(1.3))("(co2) Cv", 0.98), "(co2) Cv");
     }
 
     #[test]
