@@ -207,10 +207,14 @@ impl CropInk {
         Some((baseline - y1 as f32) / unit)
     }
 
-    /// The height in rows of the letter blob nearest the middle of columns `span` (a
-    /// letter's steps).
-    fn letter_height(&self, span: [f32; 2]) -> Option<f32> {
-        self.nearest(span, |b| self.is_letter(b)).map(|k| (self.boxes[k][3] - self.boxes[k][1] + 1) as f32)
+    /// The letter blob nearest the middle of columns `span` (a letter's steps).
+    fn letter_blob(&self, span: [f32; 2]) -> Option<usize> {
+        self.nearest(span, |b| self.is_letter(b))
+    }
+
+    /// Blob `k`'s height in rows.
+    fn height(&self, k: usize) -> f32 {
+        (self.boxes[k][3] - self.boxes[k][1] + 1) as f32
     }
 
     /// The baseline beside columns `x0..=x1` (the highest foot of the `BASELINE_LETTERS`
@@ -269,7 +273,8 @@ impl<'a> LetterHeights<'a> {
             let heights = |read: &dyn Fn(usize) -> bool| {
                 let h: Vec<f32> = (0..decoded.len())
                     .filter(|&k| read(k))
-                    .filter_map(|k| ink.letter_height(steps_span(decoded, k, step_px)))
+                    .filter_map(|k| ink.letter_blob(steps_span(decoded, k, step_px)))
+                    .map(|k| ink.height(k))
                     .collect();
                 (!h.is_empty()).then(|| docsift_layout::median(h))
             };
@@ -285,15 +290,14 @@ impl<'a> LetterHeights<'a> {
             Some((ink, small, tall))
         });
         let (ink, small, tall) = measured.as_ref()?;
-        let blob = |k: usize| ink.nearest(steps_span(decoded, k, step_px), |b| ink.is_letter(b));
+        let blob = |k: usize| ink.letter_blob(steps_span(decoded, k, step_px));
         let own = blob(i)?;
         let mut neighbours =
             [i.wrapping_sub(1), i + 1].into_iter().filter(|&k| decoded.get(k).is_some_and(|d| d.ch != ' '));
         if neighbours.any(|k| blob(k) == Some(own)) {
             return None;
         }
-        let [_, y0, _, y1] = ink.boxes[own];
-        let standing = ((y1 - y0 + 1) as f32 - small) / (tall - small);
+        let standing = (ink.height(own) - small) / (tall - small);
         (standing >= LETTER_MIN_STANDING).then_some(standing)
     }
 }

@@ -692,12 +692,9 @@ pub fn case_look_alikes_in_words(
             let to_small = alike.smalls.iter().find(|&&(capital, ..)| capital == d.ch);
             let to = if let Some(&(_, capital, class)) = to_capital.filter(|_| capital_word || smalls_same_shape) {
                 let by_odds = capital_word && p(class) >= CAPITAL_MIN_PROBABILITY;
-                let mut by_ink = || {
-                    d.ch != STROKE_SMALL_L
-                        && p(class) >= INKED_CAPITAL_MIN_PROBABILITY
-                        && standing(decoded, at).is_some_and(|s| STANDS_TALL.contains(&s))
-                };
-                (by_odds || by_ink()).then_some(capital)
+                let by_ink = d.ch != STROKE_SMALL_L && p(class) >= INKED_CAPITAL_MIN_PROBABILITY;
+                (by_odds || by_ink && standing(decoded, at).is_some_and(|s| STANDS_TALL.contains(&s)))
+                    .then_some(capital)
             } else if small_word && i > 0 && d.ch == STROKE_CAPITAL_I {
                 alike.small_l.filter(|&l| p(l) >= CAPITAL_MIN_PROBABILITY).map(|_| STROKE_SMALL_L)
             } else if let Some(&(_, small, class)) = to_small.filter(|_| has_small) {
