@@ -270,6 +270,27 @@ fn same_shape_capitals_standing_small_in_small_words_are_read_small() {
     }
 }
 
+/// The model reads two strokes alike as one l or I where its steps fall between them:
+/// schools' "Jill" read "Jil", eu-001's "million" read "milion", cs-en-us-pbms' "All
+/// degrees" read "Al degrees" and us-038's "Volume II" read "Volume I", until an l or I
+/// owning two narrow strokes of one height and width was doubled.
+#[test]
+fn an_l_or_i_read_once_for_two_strokes_is_doubled() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let tabula = corpus.join("tabula-java/src/test/resources/technology/tabula");
+    let icdar = tabula.join("icdar2013-dataset");
+    for (path, words) in [
+        (corpus.join("camelot/tests/files/tabula/schools.pdf"), "Cacy Jill 1409"),
+        (icdar.join("competition-dataset-eu/eu-001.pdf"), "100 million"),
+        (tabula.join("cs-en-us-pbms.pdf"), "revision. All degrees"),
+        (icdar.join("competition-dataset-us/us-038.pdf"), "Volume II of"),
+    ] {
+        let text = collapse_ws(&page_one_by_ocr(&path, &models));
+        assert!(text.contains(words), "{words:?} missing from {}: {text}", path.display());
+    }
+}
+
 /// puertos1, a table of fishery exports read from its page rendered: a cell's "%" touching
 /// the column's rule read "%%" until the rule was painted out of the line's crop with the
 /// stubs it leaves (`rec::erase_neighbour_ink`), and its thousands commas, whose tails are a

@@ -1,7 +1,9 @@
 //! A line's crop as blobs of ink, to tell apart glyphs the recognition model confuses by
 //! their shape, place and size: quotation marks (`quotes`), full stops and hyphens
 //! (`stops_and_hyphens`), hyphens and dashes (`dashes_by_length`), small letters and their
-//! same-shape capitals (`LetterHeights`).
+//! same-shape capitals (`LetterHeights`), two strokes read as one l or I (`doubled_strokes`).
+
+use std::cell::OnceCell;
 
 use image::RgbImage;
 
@@ -86,6 +88,31 @@ const LETTER_MIN_STANDING: f32 = -0.5;
 /// both (5% of them under 0.64, 5% over 0.80); tableception's "XXxix" holds no tall letter,
 /// AnimalSounds1's cell "bZZZZZZZ" no small one.
 const X_HEIGHT_SHARE: f32 = 0.73;
+
+/// A narrow stroke (l, I) is at most this share of its height wide: serif capital I's, the
+/// widest met, stood 0.44.
+const STROKE_MAX_WIDTH: f32 = 0.5;
+/// Two strokes read as one letter are one letter doubled where their tops, their feet and
+/// their widths agree within this share of their height (two pixels at the sweep's sizes): a
+/// t beside an l ("assault" read with one blob between them) is twice as wide.
+const STROKES_ALIKE: f32 = 0.1;
+
+/// A line's crop and its ink, labelled when first asked and only then, once for all the
+/// judges of its letters and marks.
+pub(crate) struct LineInk<'a> {
+    crop: &'a RgbImage,
+    ink: OnceCell<CropInk>,
+}
+
+impl<'a> LineInk<'a> {
+    pub fn new(crop: &'a RgbImage) -> Self {
+        LineInk { crop, ink: OnceCell::new() }
+    }
+
+    pub fn get(&self) -> &CropInk {
+        self.ink.get_or_init(|| CropInk::of(self.crop))
+    }
+}
 
 /// A crop's ink (the smaller side of its Otsu split) and the ink's blobs.
 pub(crate) struct CropInk {
@@ -217,6 +244,33 @@ impl CropInk {
         (self.boxes[k][3] - self.boxes[k][1] + 1) as f32
     }
 
+    /// The two letter blobs of `decoded[i]` (those whose middles lie nearer its steps' middle
+    /// than any other character's), left to right, where they are narrow strokes alike
+    /// (`STROKE_MAX_WIDTH`, `STROKES_ALIKE`).
+    fn strokes_of(&self, decoded: &[Decoded], i: usize, step_px: f32) -> Option<[usize; 2]> {
+        let middle = |[x0, x1]: [f32; 2]| (x0 + x1) / 2.0;
+        let read: Vec<(usize, f32)> = (0..decoded.len())
+            .filter(|&k| decoded[k].ch != ' ')
+            .map(|k| (k, middle(steps_span(decoded, k, step_px))))
+            .collect();
+        let owner = |b: &[usize; 4]| {
+            let centre = (b[0] + b[2] + 1) as f32 / 2.0;
+            read.iter().min_by(|p, q| (p.1 - centre).abs().total_cmp(&(q.1 - centre).abs())).map(|p| p.0)
+        };
+        let owned: Vec<usize> = (0..self.boxes.len())
+            .filter(|&k| self.is_letter(&self.boxes[k]) && owner(&self.boxes[k]) == Some(i))
+            .collect();
+        let &[a, b] = owned.as_slice() else { return None };
+        let [a, b] = if self.boxes[a][0] <= self.boxes[b][0] { [a, b] } else { [b, a] };
+        let width = |k: usize| (self.boxes[k][2] - self.boxes[k][0] + 1) as f32;
+        let (ba, bb) = (self.boxes[a], self.boxes[b]);
+        let alike = STROKES_ALIKE * self.height(a).max(self.height(b));
+        let narrow = |k: usize| width(k) <= STROKE_MAX_WIDTH * self.height(k);
+        let level = |p: usize, q: usize| (p as f32 - q as f32).abs() <= alike;
+        (narrow(a) && narrow(b) && level(ba[1], bb[1]) && level(ba[3], bb[3]) && (width(a) - width(b)).abs() <= alike)
+            .then_some([a, b])
+    }
+
     /// The baseline beside columns `x0..=x1` (the highest foot of the `BASELINE_LETTERS`
     /// letters and figures nearest them within `BASELINE_REACH`: descenders reach below it,
     /// and a long line's crop may lean) and those letters' median height, in rows; None
@@ -251,14 +305,14 @@ pub(crate) fn steps_span(decoded: &[Decoded], i: usize, step_px: f32) -> [f32; 2
 /// height (medians of the letters read so): the crop's blobs and the two heights are found
 /// when first asked, and only then.
 pub(crate) struct LetterHeights<'a> {
-    crop: &'a RgbImage,
+    ink: &'a LineInk<'a>,
     step_px: f32,
-    measured: Option<Option<(CropInk, f32, f32)>>,
+    measured: Option<Option<(f32, f32)>>,
 }
 
 impl<'a> LetterHeights<'a> {
-    pub fn new(crop: &'a RgbImage, step_px: f32) -> Self {
-        LetterHeights { crop, step_px, measured: None }
+    pub fn new(ink: &'a LineInk<'a>, step_px: f32) -> Self {
+        LetterHeights { ink, step_px, measured: None }
     }
 
     /// Where `decoded[i]`'s ink stands: 0 at the line's x-height, 1 at its tall letters'
@@ -267,9 +321,8 @@ impl<'a> LetterHeights<'a> {
     /// come late, as "Virginia"'s V nearest its i) or stands as a piece of a letter
     /// (`LETTER_MIN_STANDING`).
     pub fn standing(&mut self, decoded: &[Decoded], i: usize) -> Option<f32> {
-        let (crop, step_px) = (self.crop, self.step_px);
+        let (ink, step_px) = (self.ink.get(), self.step_px);
         let measured = self.measured.get_or_insert_with(|| {
-            let ink = CropInk::of(crop);
             let heights = |read: &dyn Fn(usize) -> bool| {
                 let h: Vec<f32> = (0..decoded.len())
                     .filter(|&k| read(k))
@@ -287,9 +340,9 @@ impl<'a> LetterHeights<'a> {
                 (None, Some(tall)) => (tall * X_HEIGHT_SHARE, tall),
                 (None, None) => return None,
             };
-            Some((ink, small, tall))
+            Some((small, tall))
         });
-        let (ink, small, tall) = measured.as_ref()?;
+        let (small, tall) = (*measured)?;
         let blob = |k: usize| ink.letter_blob(steps_span(decoded, k, step_px));
         let own = blob(i)?;
         let mut neighbours =
@@ -304,16 +357,57 @@ impl<'a> LetterHeights<'a> {
 
 /// Marks the model confuses, judged by their ink in the line's `crop` (`step_px` columns a
 /// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
-/// The crop's blobs are labelled once, for a line that holds such a mark.
-pub fn judge_marks(decoded: &mut Vec<Decoded>, crop: &RgbImage, step_px: f32) {
+/// The crop's blobs are labelled only for a line that holds such a mark.
+pub fn judge_marks(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
     if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '.' | HYPHEN | EN_DASH | EM_DASH | MIDDLE_DOT | LOW_LINE)) {
         return;
     }
-    let ink = CropInk::of(crop);
-    crate::quotes::curl_quotes(decoded, &ink, step_px);
-    stops_and_hyphens(decoded, &ink, step_px);
-    dashes_by_length(decoded, &ink, step_px);
-    commas_read_as_stops(decoded, &ink, step_px);
+    let ink = ink.get();
+    crate::quotes::curl_quotes(decoded, ink, step_px);
+    stops_and_hyphens(decoded, ink, step_px);
+    dashes_by_length(decoded, ink, step_px);
+    commas_read_as_stops(decoded, ink, step_px);
+}
+
+/// An l or I read once for two strokes of ink alike (`CropInk::strokes_of`) is doubled: the
+/// model merged schools' "Jill" into "Jil", the tabula pages' "million" into "milion", "All"
+/// into "Al" and "II" into "I". An l or I read beside another is left alone: there the
+/// model read each stroke (the doubled reads of "will", "pillows" and "Renville" were as
+/// printed).
+pub fn doubled_strokes(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
+    let is_stroke = |d: &Decoded| matches!(d.ch, 'l' | 'I');
+    let alone = |decoded: &[Decoded], i: usize| {
+        is_stroke(&decoded[i]) && ![i.wrapping_sub(1), i + 1].into_iter().any(|k| decoded.get(k).is_some_and(is_stroke))
+    };
+    if !(0..decoded.len()).any(|i| alone(decoded, i)) {
+        return;
+    }
+    let ink = ink.get();
+    let mut i = 0;
+    while i < decoded.len() {
+        if alone(decoded, i)
+            && let Some([a, b]) = ink.strokes_of(decoded, i, step_px)
+        {
+            let second = stroke_steps(decoded, i, [ink.boxes[a], ink.boxes[b]], step_px);
+            decoded.insert(i + 1, second);
+            i += 1;
+        }
+        i += 1;
+    }
+}
+
+/// Splits `decoded[i]`'s steps at the gap between its two strokes (blob boxes `a` and `b`),
+/// each reaching over its stroke into the blank steps beside the letter; returns the second
+/// stroke's reading, `decoded[i]` keeping the first.
+fn stroke_steps(decoded: &mut [Decoded], i: usize, [a, b]: [[usize; 4]; 2], step_px: f32) -> Decoded {
+    let step = |column: f32| (column / step_px) as usize;
+    let lo = i.checked_sub(1).map_or(0, |k| decoded[k].last_step + 1);
+    let hi = decoded.get(i + 1).map_or(usize::MAX, |n| n.first_step.saturating_sub(1)).max(lo + 1);
+    let cut = step((a[2] + b[0] + 1) as f32 / 2.0 + step_px / 2.0).clamp(lo + 1, hi);
+    let d = &mut decoded[i];
+    let second = Decoded { first_step: cut, last_step: d.last_step.max(step(b[2] as f32)).clamp(cut, hi), ..d.clone() };
+    (d.first_step, d.last_step) = (d.first_step.min(step(a[0] as f32)).clamp(lo, cut - 1), cut - 1);
+    second
 }
 
 /// The least letters a glyph's baseline is measured on: one where no letter read may descend
@@ -413,13 +507,13 @@ fn commas_read_as_stops(decoded: &mut Vec<Decoded>, ink: &CropInk, step_px: f32)
 pub fn separators_between_figures(
     decoded: &mut Vec<Decoded>,
     passed: &[(usize, usize, f32)],
-    crop: &RgbImage,
+    ink: &LineInk,
     step_px: f32,
 ) {
     if passed.is_empty() {
         return;
     }
-    let ink = CropInk::of(crop);
+    let ink = ink.get();
     let mut kept = Vec::new();
     for &(k, step, probability) in passed {
         let ([before, _], [_, after]) = (steps_span(decoded, k - 1, step_px), steps_span(decoded, k, step_px));
@@ -443,10 +537,13 @@ mod tests {
 
     /// What a crop 48 high holds in each 16 columns: a letter on the baseline (row 37), a
     /// full stop on it, a comma across it, a mark wholly below it, a hyphen raised to mid
-    /// x-height, a raised dot, or nothing.
+    /// x-height, a raised dot, a tall narrow stroke (l, I) on the baseline or descending
+    /// (J), or nothing.
     #[derive(Clone, Copy)]
     enum Ink {
         Letter,
+        Stroke,
+        Descender,
         Stop,
         Comma,
         Sunk,
@@ -462,6 +559,8 @@ mod tests {
             let x = 16 * i as u32 + 4;
             let (cols, rows) = match g {
                 Ink::Letter => (x..x + 8, 14..38),
+                Ink::Stroke => (x + 2..x + 5, 12..38),
+                Ink::Descender => (x + 2..x + 5, 12..44),
                 Ink::Stop => (x + 1..x + 5, 34..38),
                 Ink::Comma => (x + 1..x + 4, 33..41),
                 Ink::Sunk => (x + 1..x + 4, 39..45),
@@ -552,7 +651,7 @@ mod tests {
         let put_back = |glyphs: &[Ink]| {
             let at = |ch: char, step: usize| Decoded { ch, first_step: step, last_step: step + 1, confidence: 0.9 };
             let mut d = vec![at('1', 0), at('0', 4)];
-            separators_between_figures(&mut d, &[(1, 2, 0.4)], &crop_of(glyphs), 8.0);
+            separators_between_figures(&mut d, &[(1, 2, 0.4)], &LineInk::new(&crop_of(glyphs)), 8.0);
             d.iter().map(|d| d.ch).collect::<String>()
         };
         assert_eq!(put_back(&[Letter, Stop, Letter]), "1.0", "12s0324's 1.0");
@@ -560,6 +659,33 @@ mod tests {
         assert_eq!(put_back(&[Letter, Blank, Letter]), "10", "no ink between the figures");
         assert_eq!(put_back(&[Letter, Hyphen, Letter]), "10", "ink raised off the baseline");
         assert_eq!(put_back(&[Letter, Letter, Letter]), "10", "ink of a letter's size");
+    }
+
+    #[test]
+    fn an_l_or_i_read_once_for_two_strokes_alike_is_doubled() {
+        use Ink::*;
+        let at = |ch, step| Decoded { ch, first_step: step, last_step: step, confidence: 0.9 };
+        let doubled = |mut d: Vec<Decoded>, glyphs: &[Ink]| {
+            doubled_strokes(&mut d, &LineInk::new(&crop_of(glyphs)), 8.0);
+            d
+        };
+        let text = |d: &[Decoded]| d.iter().map(|d| d.ch).collect::<String>();
+        // schools' "Jill" read "Jil", its l's steps between the two strokes.
+        let jill =
+            doubled(vec![at('J', 0), at('i', 2), at('l', 5), at('.', 8)], &[Letter, Letter, Stroke, Stroke, Stop]);
+        assert_eq!(text(&jill), "Jill.");
+        // Each stroke takes the steps on its side of the gap between them, in order.
+        let steps: Vec<_> = jill.iter().map(|d| (d.first_step, d.last_step)).collect();
+        assert_eq!(steps, [(0, 0), (2, 2), (4, 5), (6, 7), (8, 8)]);
+        assert_eq!(text(&doubled(vec![at('I', 1)], &[Stroke, Stroke])), "II", "us-038's II");
+        // Both strokes read, or an l beside an I: as read.
+        assert_eq!(text(&doubled(decoded("ll"), &[Stroke, Stroke])), "ll");
+        assert_eq!(text(&doubled(vec![at('I', 0), at('l', 3)], &[Stroke, Stroke, Stroke])), "Il");
+        // A wider letter beside the stroke ("lt"), or one that descends ("IJ"), is not a stroke alike.
+        assert_eq!(text(&doubled(vec![at('l', 1)], &[Stroke, Letter])), "l");
+        assert_eq!(text(&doubled(vec![at('I', 1)], &[Stroke, Descender])), "I");
+        // A single stroke, its neighbour's ink owned by the neighbour.
+        assert_eq!(text(&doubled(decoded("al"), &[Letter, Stroke])), "al");
     }
 
     /// A crop 48 high of glyphs 16 columns apart, each standing on row 37 as tall as given.
@@ -579,7 +705,8 @@ mod tests {
     fn standing(text: &str, heights: &[u32]) -> Vec<Option<i32>> {
         let decoded = decoded(text);
         let crop = letters_of_heights(heights);
-        let mut judge = LetterHeights::new(&crop, 8.0);
+        let ink = LineInk::new(&crop);
+        let mut judge = LetterHeights::new(&ink, 8.0);
         (0..decoded.len()).map(|i| judge.standing(&decoded, i).map(|s| (s * 10.0).round() as i32)).collect()
     }
 
@@ -610,7 +737,8 @@ mod tests {
             .enumerate()
             .map(|(i, ch)| Decoded { ch, first_step: 2 * i, last_step: 2 * i + 1, confidence: 0.9 })
             .collect();
-        let mut judge = LetterHeights::new(&crop, 8.0);
+        let ink = LineInk::new(&crop);
+        let mut judge = LetterHeights::new(&ink, 8.0);
         let standing: Vec<_> = (0..4).map(|i| judge.standing(&decoded, i)).collect();
         assert_eq!(standing, [Some(1.0), Some(0.0), None, None]);
     }

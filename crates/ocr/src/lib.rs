@@ -626,12 +626,14 @@ impl Engine {
                 let decoded = rec::ctc_greedy(row, steps, &alphabet.chars, &gaps);
                 let mut decoded = rec::space_spaced_marks(decoded, step_px);
                 let passed = rec::separators_passed_by(&decoded, row, steps, &alphabet.chars);
-                glyphs::separators_between_figures(&mut decoded, &passed, &piece.crop, step_px);
-                let mut heights = glyphs::LetterHeights::new(&piece.crop, step_px);
+                let ink = glyphs::LineInk::new(&piece.crop);
+                glyphs::separators_between_figures(&mut decoded, &passed, &ink, step_px);
+                let mut heights = glyphs::LetterHeights::new(&ink, step_px);
                 rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes, |d, i| {
                     heights.standing(d, i)
                 });
-                glyphs::judge_marks(&mut decoded, &piece.crop, step_px);
+                glyphs::doubled_strokes(&mut decoded, &ink, step_px);
+                glyphs::judge_marks(&mut decoded, &ink, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
                 };
