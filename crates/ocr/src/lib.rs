@@ -632,7 +632,7 @@ impl Engine {
                 rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes, |d, i| {
                     heights.standing(d, i)
                 });
-                glyphs::doubled_strokes(&mut decoded, &ink, step_px);
+                glyphs::strokes_by_ink(&mut decoded, &ink, step_px);
                 glyphs::judge_marks(&mut decoded, &ink, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
