@@ -161,8 +161,7 @@ impl CropInk {
     /// glyph's steps), within `SEARCH_PAD` of them.
     pub fn nearest(&self, [x0, x1]: [f32; 2], keep: impl Fn(&[usize; 4]) -> bool) -> Option<usize> {
         let pad = SEARCH_PAD * LINE_HEIGHT as f32;
-        let (lo, hi, mid) = (x0 - pad, x1 + pad, (x0 + x1) / 2.0);
-        let centre = |[bx0, _, bx1, _]: &[usize; 4]| (bx0 + bx1 + 1) as f32 / 2.0;
+        let (lo, hi, mid) = (x0 - pad, x1 + pad, middle([x0, x1]));
         self.boxes
             .iter()
             .enumerate()
@@ -258,7 +257,7 @@ impl CropInk {
             .map(|k| (k, middle(steps_span(decoded, k, step_px))))
             .collect();
         let owner = |b: &[usize; 4]| {
-            let centre = (b[0] + b[2] + 1) as f32 / 2.0;
+            let centre = centre(b);
             read.iter().min_by(|p, q| (p.1 - centre).abs().total_cmp(&(q.1 - centre).abs())).map(|p| p.0)
         };
         (0..self.boxes.len()).filter(|&k| self.is_letter(&self.boxes[k]) && owner(&self.boxes[k]) == Some(i)).collect()
@@ -425,6 +424,11 @@ pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
 /// The middle of columns `[x0, x1]`.
 fn middle([x0, x1]: [f32; 2]) -> f32 {
     (x0 + x1) / 2.0
+}
+
+/// The middle column of blob box `b` (its last column counted whole).
+fn centre(b: &[usize; 4]) -> f32 {
+    (b[0] + b[2] + 1) as f32 / 2.0
 }
 
 /// Splits `decoded[i]`'s steps at the gap between its two strokes (blob boxes `a` and `b`),
