@@ -273,8 +273,10 @@ fn same_shape_capitals_standing_small_in_small_words_are_read_small() {
 /// The model reads two strokes alike as one l or I where its steps fall between them:
 /// schools' "Jill" read "Jil", eu-001's "million" read "milion", cs-en-us-pbms' "All
 /// degrees" read "Al degrees" and us-038's "Volume II" read "Volume I", until an l or I
-/// owning two narrow strokes of one height and width was doubled. And one for no stroke:
-/// schools' "MN" read "MIN" twice, an I doubted on the paper between the M and the N.
+/// owning two narrow strokes of one height and width was doubled; a run of them owning more
+/// strokes than it holds letters takes one for each (us-038's and us-039's "Volumes III" read
+/// "II"). And one for no stroke: schools' "MN" read "MIN" twice, an I doubted on the paper
+/// between the M and the N.
 #[test]
 fn an_l_or_i_is_read_once_for_each_stroke_of_its_ink() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -285,12 +287,15 @@ fn an_l_or_i_is_read_once_for_each_stroke_of_its_ink() {
     assert!(text.contains("Cacy Jill 1409"), "{text}");
     assert!(text.matches("Paul MN 5").count() >= 30 && !text.contains(" MIN "), "{text}");
     for (path, words) in [
-        (icdar.join("competition-dataset-eu/eu-001.pdf"), "100 million"),
-        (tabula.join("cs-en-us-pbms.pdf"), "revision. All degrees"),
-        (icdar.join("competition-dataset-us/us-038.pdf"), "Volume II of"),
+        (icdar.join("competition-dataset-eu/eu-001.pdf"), &["100 million"][..]),
+        (tabula.join("cs-en-us-pbms.pdf"), &["revision. All degrees"]),
+        (icdar.join("competition-dataset-us/us-038.pdf"), &["Volume II of", "Volumes III and IV"]),
+        (icdar.join("competition-dataset-us/us-039.pdf"), &["Volume III and"]),
     ] {
         let text = collapse_ws(&page_one_by_ocr(&path, &models));
-        assert!(text.contains(words), "{words:?} missing from {}: {text}", path.display());
+        for words in words {
+            assert!(text.contains(words), "{words:?} missing from {}: {text}", path.display());
+        }
     }
 }
 

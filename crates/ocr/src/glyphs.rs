@@ -5,6 +5,7 @@
 //! (`strokes_by_ink`).
 
 use std::cell::OnceCell;
+use std::ops::Range;
 
 use image::RgbImage;
 
@@ -268,18 +269,28 @@ impl CropInk {
         !self.boxes.iter().any(|b| self.is_letter(b) && (b[0] as f32..=(b[2] + 1) as f32).contains(&x))
     }
 
-    /// Letter blobs `owned`, left to right, where they are two narrow strokes alike
-    /// (`STROKE_MAX_WIDTH`, `STROKES_ALIKE`).
-    fn strokes_alike(&self, owned: &[usize]) -> Option<[usize; 2]> {
-        let &[a, b] = owned else { return None };
-        let [a, b] = if self.boxes[a][0] <= self.boxes[b][0] { [a, b] } else { [b, a] };
-        let width = |k: usize| (self.boxes[k][2] - self.boxes[k][0] + 1) as f32;
-        let (ba, bb) = (self.boxes[a], self.boxes[b]);
-        let alike = STROKES_ALIKE * self.height(a).max(self.height(b));
-        let narrow = |k: usize| width(k) <= STROKE_MAX_WIDTH * self.height(k);
-        let level = |p: usize, q: usize| (p as f32 - q as f32).abs() <= alike;
-        (narrow(a) && narrow(b) && level(ba[1], bb[1]) && level(ba[3], bb[3]) && (width(a) - width(b)).abs() <= alike)
-            .then_some([a, b])
+    /// The boxes of the longest run of letter blobs `owned`, from the left, that are two or
+    /// more narrow strokes alike (`STROKE_MAX_WIDTH`, `STROKES_ALIKE`). A letter's steps sit
+    /// left of its ink, so the run's owned blobs may end in its right neighbour's.
+    fn strokes_alike(&self, owned: &[usize]) -> Option<Vec<[usize; 4]>> {
+        let mut boxes: Vec<[usize; 4]> = owned.iter().map(|&k| self.boxes[k]).collect();
+        boxes.sort_by_key(|b| b[0]);
+        let alike = |strokes: &[[usize; 4]]| {
+            let height = |b: &[usize; 4]| (b[3] - b[1] + 1) as f32;
+            let width = |b: &[usize; 4]| (b[2] - b[0] + 1) as f32;
+            let near = STROKES_ALIKE * strokes.iter().map(height).fold(0.0, f32::max);
+            let spread = |of: &dyn Fn(&[usize; 4]) -> f32| {
+                let (lo, hi) = strokes.iter().map(of).fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+                hi - lo <= near
+            };
+            strokes.iter().all(|b| width(b) <= STROKE_MAX_WIDTH * height(b))
+                && spread(&|b| b[1] as f32)
+                && spread(&|b| b[3] as f32)
+                && spread(&width)
+        };
+        let strokes = (2..=boxes.len()).take_while(|&n| alike(&boxes[..n])).last()?;
+        boxes.truncate(strokes);
+        Some(boxes)
     }
 
     /// The baseline beside columns `x0..=x1` (the highest foot of the `BASELINE_LETTERS`
@@ -383,32 +394,36 @@ pub fn judge_marks(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
 /// l and I told by the ink their steps own (`CropInk::letters_of`): one read once for two
 /// strokes alike (`CropInk::strokes_alike`) is doubled, as the model merged schools' "Jill"
 /// into "Jil", the tabula pages' "million" into "milion", "All" into "Al" and "II" into "I";
-/// one read doubtfully (`PHANTOM_MAX_CONFIDENCE`) between two letters, owning no ink, its
-/// steps on the paper between theirs, is dropped, as schools' "MN" read "MIN". An l or I read
-/// beside another is left alone: there the model read each stroke (the doubled reads of
-/// "will", "pillows" and "Renville" were as printed).
+/// a run of one of them owning more strokes alike than it holds letters takes one for each
+/// ("III" read "II", nics' "Illinois" read "linois"); where it owns as many the model read
+/// each stroke ("will", "pillows" and "Renville" as printed), and a run of l and I mixed is
+/// left as read. One read doubtfully (`PHANTOM_MAX_CONFIDENCE`) between two letters, owning
+/// no ink, its steps on the paper between theirs, is dropped, as schools' "MN" read "MIN".
 pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
     let is_stroke = |d: &Decoded| matches!(d.ch, 'l' | 'I');
-    let alone = |decoded: &[Decoded], i: usize| {
-        is_stroke(&decoded[i]) && ![i.wrapping_sub(1), i + 1].into_iter().any(|k| decoded.get(k).is_some_and(is_stroke))
-    };
-    if !(0..decoded.len()).any(|i| alone(decoded, i)) {
+    if !decoded.iter().any(is_stroke) {
         return;
     }
     let ink = ink.get();
     let letter = |d: Option<&Decoded>| d.is_some_and(|d| d.ch.is_alphanumeric());
     let mut i = 0;
     while i < decoded.len() {
-        if !alone(decoded, i) {
+        let run = decoded[i..].iter().take_while(|d| is_stroke(d)).count();
+        if run == 0 {
             i += 1;
             continue;
         }
-        let owned = ink.letters_of(decoded, i, step_px);
-        if let Some([a, b]) = ink.strokes_alike(&owned) {
-            let second = stroke_steps(decoded, i, [ink.boxes[a], ink.boxes[b]], step_px);
-            decoded.insert(i + 1, second);
-            i += 1;
-        } else if owned.is_empty()
+        let owned: Vec<usize> = (i..i + run).flat_map(|k| ink.letters_of(decoded, k, step_px)).collect();
+        let uniform = decoded[i..i + run].iter().all(|d| d.ch == decoded[i].ch);
+        let strokes = ink.strokes_alike(&owned).filter(|strokes| uniform && strokes.len() > run);
+        if let Some(readings) = strokes.and_then(|strokes| stroke_steps(decoded, i..i + run, &strokes, step_px)) {
+            let read = readings.len();
+            decoded.splice(i..i + run, readings);
+            i += read;
+            continue;
+        }
+        if run == 1
+            && owned.is_empty()
             && decoded[i].confidence < PHANTOM_MAX_CONFIDENCE
             && letter(i.checked_sub(1).and_then(|k| decoded.get(k)))
             && letter(decoded.get(i + 1))
@@ -417,7 +432,7 @@ pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
             decoded.remove(i);
             continue;
         }
-        i += 1;
+        i += run;
     }
 }
 
@@ -431,18 +446,31 @@ fn centre(b: &[usize; 4]) -> f32 {
     (b[0] + b[2] + 1) as f32 / 2.0
 }
 
-/// Splits `decoded[i]`'s steps at the gap between its two strokes (blob boxes `a` and `b`),
-/// each reaching over its stroke into the blank steps beside the letter; returns the second
-/// stroke's reading, `decoded[i]` keeping the first.
-fn stroke_steps(decoded: &mut [Decoded], i: usize, [a, b]: [[usize; 4]; 2], step_px: f32) -> Decoded {
+/// The readings of the run `decoded[run]` of one l or I, one for each of `strokes` (blob
+/// boxes, left to right): the run's steps are cut at the gaps between the strokes, the first
+/// and the last reaching over their strokes into the blank steps beside the run; None where
+/// the steps between the run's neighbours are too few.
+fn stroke_steps(decoded: &[Decoded], run: Range<usize>, strokes: &[[usize; 4]], step_px: f32) -> Option<Vec<Decoded>> {
     let step = |column: f32| (column / step_px) as usize;
-    let lo = i.checked_sub(1).map_or(0, |k| decoded[k].last_step + 1);
-    let hi = decoded.get(i + 1).map_or(usize::MAX, |n| n.first_step.saturating_sub(1)).max(lo + 1);
-    let cut = step((a[2] + b[0] + 1) as f32 / 2.0 + step_px / 2.0).clamp(lo + 1, hi);
-    let d = &mut decoded[i];
-    let second = Decoded { first_step: cut, last_step: d.last_step.max(step(b[2] as f32)).clamp(cut, hi), ..d.clone() };
-    (d.first_step, d.last_step) = (d.first_step.min(step(a[0] as f32)).clamp(lo, cut - 1), cut - 1);
-    second
+    let lo = run.start.checked_sub(1).map_or(0, |k| decoded[k].last_step + 1);
+    let hi = decoded.get(run.end).map_or(usize::MAX, |n| n.first_step.saturating_sub(1)).max(lo + 1);
+    let mut starts = vec![lo];
+    for pair in strokes.windows(2) {
+        let earliest = starts.last()? + 1;
+        if earliest > hi {
+            return None;
+        }
+        starts.push(step((pair[0][2] + pair[1][0] + 1) as f32 / 2.0 + step_px / 2.0).clamp(earliest, hi));
+    }
+    starts[0] = decoded[run.start].first_step.min(step(strokes[0][0] as f32)).clamp(lo, starts[1] - 1);
+    let last_start = *starts.last()?;
+    let last = decoded[run.end - 1].last_step.max(step(strokes[strokes.len() - 1][2] as f32)).clamp(last_start, hi);
+    let readings = starts.iter().enumerate().map(|(j, &first_step)| Decoded {
+        first_step,
+        last_step: starts.get(j + 1).map_or(last, |next| next - 1),
+        ..decoded[run.start + j.min(run.len() - 1)].clone()
+    });
+    Some(readings.collect())
 }
 
 /// The least letters a glyph's baseline is measured on: one where no letter read may descend
@@ -713,6 +741,14 @@ mod tests {
         let steps: Vec<_> = jill.iter().map(|d| (d.first_step, d.last_step)).collect();
         assert_eq!(steps, [(0, 0), (2, 2), (4, 5), (6, 7), (8, 8)]);
         assert_eq!(text(&doubled(vec![at('I', 1)], &[Stroke, Stroke])), "II", "us-038's II");
+        // A run of l or I owning more strokes than it holds letters takes one for each.
+        let iii = doubled(vec![at('I', 1), at('I', 3)], &[Stroke, Stroke, Stroke]);
+        assert_eq!(text(&iii), "III", "us-039's III");
+        let steps: Vec<_> = iii.iter().map(|d| (d.first_step, d.last_step)).collect();
+        assert_eq!(steps, [(0, 1), (2, 3), (4, 5)]);
+        // Its steps sit left of its ink: the strokes alike from the left count, the wider
+        // letter after them owned too ("linois" owning the stem of its i) does not.
+        assert_eq!(text(&doubled(vec![at('l', 1), at('n', 9)], &[Stroke, Stroke, Letter])), "lln");
         // Both strokes read, or an l beside an I: as read.
         assert_eq!(text(&doubled(decoded("ll"), &[Stroke, Stroke])), "ll");
         assert_eq!(text(&doubled(vec![at('I', 0), at('l', 3)], &[Stroke, Stroke, Stroke])), "Il");
