@@ -869,6 +869,26 @@ fn punch_holes_beside_a_table_are_not_read_as_zeros() {
     assert!(!text.lines().any(|l| l == "0"), "{text}");
 }
 
+/// Footnotes' daggers after words, which recognition read as "t": pr-138's superscript ones
+/// ("Savert", "Feet", "Ratet"), table-curves' ("haemorrhaget"), birdisland's set full size,
+/// descending ("Product/Brandt"). They are told by their ink against the letter's before them
+/// (`glyphs::daggers_read_as_t`); the t's at the ends of other words stay.
+#[test]
+fn daggers_after_words_are_not_read_as_ts() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    for (path, words) in [
+        ("pdfplumber/tests/pdfs/pr-138-example.pdf", &["Economiser/Rate Saver†", "No Fee†", "Variable Rate†"][..]),
+        ("pdfplumber/tests/pdfs/table-curves-example.pdf", &["Brain haemorrhage†"]),
+        ("camelot/tests/files/birdisland.pdf", &["Product/Brand†", "Seed Treatment information."]),
+    ] {
+        let text = collapse_ws(&page_one_by_ocr(&corpus.join(path), &models));
+        for words in words {
+            assert!(text.contains(words), "{words:?} missing from {path}: {text}");
+        }
+    }
+}
+
 /// 12s0324, a statistical table set tight, read by OCR: its "–" cells, within the margin of
 /// the next row's boxes, are read (`marks_beside_lines`) as en dashes by their length
 /// (`dash_line`; recognition reads them "-"), and a dot leader boxed above its

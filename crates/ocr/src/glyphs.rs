@@ -2,7 +2,7 @@
 //! their shape, place and size: quotation marks (`quotes`), full stops and hyphens
 //! (`stops_and_hyphens`), hyphens and dashes (`dashes_by_length`), small letters and their
 //! same-shape capitals (`LetterHeights`), l and I read once for two strokes or for none
-//! (`strokes_by_ink`).
+//! (`strokes_by_ink`), daggers read as t (`daggers_read_as_t`).
 
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -62,6 +62,20 @@ const TALL_QUANTILE: f32 = 0.9;
 const TALL_MIN_LETTERS: usize = 3;
 const HYPHEN: char = '-';
 const EN_DASH: char = '–';
+/// A dagger (†) read as "t" is told by its ink against the letter before it: a superscript
+/// one's foot stands this share of the tall letters' height above that letter's foot or more
+/// (pr-138's stood 0.3; a t stands on it) ...
+const DAGGER_MIN_RAISE: f32 = 0.2;
+/// ... and one set full size reaches this far below it or more (birdisland's 0.17), being
+/// taller than the tall letters by this share (1.17 there; no t is taller than they). Ink
+/// before it that tall is letters joined over a descender (image.pdf's "igh" of "Height:"),
+/// whose foot is not the baseline.
+const DAGGER_MIN_DESCENT: f32 = 0.1;
+const DAGGER_MIN_HEIGHT: f32 = 1.1;
+/// A dagger's ink is narrower than this share of its height: a t joined to an underline or
+/// to its neighbours is wider.
+const DAGGER_MAX_WIDTH: f32 = 0.75;
+const DAGGER: char = '†';
 /// A raised dot and a low line, which the model reads for a short hyphen or a minus too.
 const MIDDLE_DOT: char = '·';
 const LOW_LINE: char = '_';
@@ -243,6 +257,15 @@ impl CropInk {
     /// The letter blob nearest the middle of columns `span` (a letter's steps).
     fn letter_blob(&self, span: [f32; 2]) -> Option<usize> {
         self.nearest(span, |b| self.is_letter(b))
+    }
+
+    /// The blob ending nearest left of blob `k` (of two ending together, the lower: an i's
+    /// stem, not its dot), inside the crop.
+    fn ink_before(&self, k: usize) -> Option<usize> {
+        let x0 = self.boxes[k][0];
+        (0..self.boxes.len())
+            .filter(|&j| self.boxes[j][2] < x0 && self.inside(&self.boxes[j]))
+            .max_by_key(|&j| (self.boxes[j][2], self.boxes[j][3]))
     }
 
     /// Blob `k`'s height in rows.
@@ -436,6 +459,47 @@ pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
     }
 }
 
+/// Daggers read as "t", told by their ink against the letter before them (`DAGGER_MIN_RAISE`,
+/// `DAGGER_MIN_DESCENT`, `DAGGER_MIN_HEIGHT`, `DAGGER_MAX_WIDTH`): pr-138's superscript
+/// "Saver†" and "Fee†" and table-curves' "haemorrhage†" were read "Savert", "Feet" and
+/// "haemorrhaget", birdisland's full-size "Brand†", which descends, "Brandt": each a
+/// footnote's mark after a word. Only a t ending a word after a letter that does not descend
+/// is judged ("Egypt" is not), where its ink is its own ("t," joined is not), against the ink
+/// just before it (the letter's steps may lie nearer the dagger's ink than its own): a t
+/// stands on that ink's foot, as a superscript t does on a superscript s's, and is no taller
+/// than the tall letters.
+pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
+    if !decoded.iter().any(|d| d.ch == 't') {
+        return;
+    }
+    let ink = ink.get();
+    let Some(tall) = ink.tall_height() else { return };
+    let blob = |decoded: &[Decoded], j: usize| ink.letter_blob(steps_span(decoded, j, step_px));
+    for i in 1..decoded.len() {
+        let before = decoded[i - 1].ch;
+        let next = decoded.get(i + 1).filter(|d| d.ch != ' ');
+        if decoded[i].ch != 't'
+            || !before.is_alphanumeric()
+            || DESCENDING.contains(&before)
+            || next.is_some_and(|d| d.ch.is_alphanumeric())
+        {
+            continue;
+        }
+        let Some(k) = blob(decoded, i) else { continue };
+        let Some(p) = ink.ink_before(k).filter(|&p| ink.height(p) <= DAGGER_MIN_HEIGHT * tall) else { continue };
+        if next.is_some() && blob(decoded, i + 1) == Some(k) {
+            continue;
+        }
+        let [x0, y0, x1, y1] = ink.boxes[k];
+        let (width, height) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
+        let raised = (ink.boxes[p][3] as f32 - y1 as f32) / tall;
+        let descends = raised <= -DAGGER_MIN_DESCENT && height >= DAGGER_MIN_HEIGHT * tall;
+        if width <= DAGGER_MAX_WIDTH * height && (raised >= DAGGER_MIN_RAISE || descends) {
+            decoded[i].ch = DAGGER;
+        }
+    }
+}
+
 /// The middle of columns `[x0, x1]`.
 fn middle([x0, x1]: [f32; 2]) -> f32 {
     (x0 + x1) / 2.0
@@ -613,6 +677,7 @@ mod tests {
         Hyphen,
         EnDash,
         RaisedDot,
+        Superscript,
         Blank,
     }
 
@@ -630,6 +695,7 @@ mod tests {
                 Ink::Hyphen => (x..x + 7, 26..29),
                 Ink::EnDash => (x - 3..x + 15, 26..29),
                 Ink::RaisedDot => (x + 1..x + 4, 26..29),
+                Ink::Superscript => (x + 1..x + 6, 12..28),
                 Ink::Blank => continue,
             };
             for y in rows {
@@ -757,6 +823,30 @@ mod tests {
         assert_eq!(text(&doubled(vec![at('I', 1)], &[Stroke, Descender])), "I");
         // A single stroke, its neighbour's ink owned by the neighbour.
         assert_eq!(text(&doubled(decoded("al"), &[Letter, Stroke])), "al");
+    }
+
+    #[test]
+    fn a_dagger_read_as_t_is_told_by_its_ink() {
+        use Ink::*;
+        let read = |text: &str, glyphs: &[Ink]| {
+            let mut d = decoded(text);
+            daggers_read_as_t(&mut d, &LineInk::new(&crop_of(glyphs)), 8.0);
+            d.iter().map(|d| d.ch).collect::<String>()
+        };
+        // pr-138's "Fee†", its dagger raised off the e's foot; a superscript "st" is not.
+        assert_eq!(read("Feet", &[Letter, Letter, Letter, Superscript]), "Fee†");
+        assert_eq!(read("1st", &[Letter, Superscript, Superscript]), "1st");
+        // birdisland's "Brand†", set full size: taller than the tall letters, descending.
+        let brand = [[Letter; 10].as_slice(), &[Descender]].concat();
+        assert_eq!(read("Brandbrandt", &brand), "Brandbrand†");
+        // A t on the letter's foot stays, nor is one after a descender or inside a word judged.
+        assert_eq!(read("eat", &[Letter, Letter, Letter]), "eat");
+        assert_eq!(read("Egypt", &[Letter, Descender, Descender, Descender, Superscript]), "Egypt");
+        // Nor one after letters joined over a descender, taller than a letter (image.pdf's
+        // "Height:", its "igh" one blob).
+        let height = [[Letter; 9].as_slice(), &[Descender, Letter]].concat();
+        assert_eq!(read("Heightsheht", &height), "Heightsheht");
+        assert_eq!(read("ate", &[Letter, Descender, Letter]), "ate");
     }
 
     #[test]

@@ -633,6 +633,7 @@ impl Engine {
                     heights.standing(d, i)
                 });
                 glyphs::strokes_by_ink(&mut decoded, &ink, step_px);
+                glyphs::daggers_read_as_t(&mut decoded, &ink, step_px);
                 glyphs::judge_marks(&mut decoded, &ink, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
