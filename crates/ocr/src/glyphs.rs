@@ -193,19 +193,18 @@ impl CropInk {
 
     /// Whether blob box `b` is a letter's or a figure's, inside the crop.
     fn is_letter(&self, b: &[usize; 4]) -> bool {
-        (b[3] - b[1] + 1) as f32 >= LETTER_MIN_HEIGHT * self.h as f32 && self.inside(b)
+        height(b) >= LETTER_MIN_HEIGHT * self.h as f32 && self.inside(b)
     }
 
     /// Whether blob box `b` is no larger than a full stop's or a hyphen's ink.
     fn is_stop_sized(&self, b: &[usize; 4]) -> bool {
         let hf = self.h as f32;
-        ((b[3] - b[1] + 1) as f32) <= STOP_MAX_HEIGHT * hf && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * hf
+        height(b) <= STOP_MAX_HEIGHT * hf && width(b) <= STOP_MAX_WIDTH * hf
     }
 
     /// Whether blob box `b` is flat as a dash's ink (of any length), inside the crop.
     fn is_dash_shaped(&self, b: &[usize; 4]) -> bool {
-        let (width, height) = ((b[2] - b[0] + 1) as f32, (b[3] - b[1] + 1) as f32);
-        self.inside(b) && height <= STOP_MAX_HEIGHT * self.h as f32 && width >= DASH_MIN_ASPECT * height
+        self.inside(b) && height(b) <= STOP_MAX_HEIGHT * self.h as f32 && width(b) >= DASH_MIN_ASPECT * height(b)
     }
 
     /// The height in rows of the crop's tall letters (`TALL_QUANTILE` of its letter blobs');
@@ -224,7 +223,7 @@ impl CropInk {
     /// Whether blob box `b` is a mark no larger than a comma: shorter than a letter, no wider
     /// than a full stop, inside the crop.
     fn is_mark(&self, b: &[usize; 4]) -> bool {
-        self.inside(b) && !self.is_letter(b) && ((b[2] - b[0] + 1) as f32) <= STOP_MAX_WIDTH * self.h as f32
+        self.inside(b) && !self.is_letter(b) && width(b) <= STOP_MAX_WIDTH * self.h as f32
     }
 
     /// What mark blob `k` is by its shape and where it stands against the baseline of the
@@ -235,7 +234,7 @@ impl CropInk {
         let [x0, y0, x1, y1] = b;
         let (baseline, unit) = self.baseline_near(x0, x1, min_letters)?;
         let (descent, rise) = ((y1 as f32 - baseline) / unit, (baseline - y0 as f32) / unit);
-        let (width, height) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
+        let (width, height) = (width(&b), height(&b));
         if descent >= COMMA_MIN_DESCENT && rise >= COMMA_MIN_RISE && height >= COMMA_MIN_ASPECT * width {
             Some(',')
         } else if self.is_stop_sized(&b) && width <= STOP_MAX_ASPECT * height && descent.abs() <= ON_BASELINE {
@@ -270,7 +269,7 @@ impl CropInk {
 
     /// Blob `k`'s height in rows.
     fn height(&self, k: usize) -> f32 {
-        (self.boxes[k][3] - self.boxes[k][1] + 1) as f32
+        height(&self.boxes[k])
     }
 
     /// The letter blobs of `decoded[i]`: those whose middles lie nearer its steps' middle
@@ -299,8 +298,6 @@ impl CropInk {
         let mut boxes: Vec<[usize; 4]> = owned.iter().map(|&k| self.boxes[k]).collect();
         boxes.sort_by_key(|b| b[0]);
         let alike = |strokes: &[[usize; 4]]| {
-            let height = |b: &[usize; 4]| (b[3] - b[1] + 1) as f32;
-            let width = |b: &[usize; 4]| (b[2] - b[0] + 1) as f32;
             let near = STROKES_ALIKE * strokes.iter().map(height).fold(0.0, f32::max);
             let spread = |of: &dyn Fn(&[usize; 4]) -> f32| {
                 let (lo, hi) = strokes.iter().map(of).fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
@@ -334,7 +331,7 @@ impl CropInk {
             return None;
         }
         let foot = letters.iter().map(|(_, b)| b[3]).min()?;
-        let height = docsift_layout::median(letters.iter().map(|(_, b)| (b[3] - b[1] + 1) as f32).collect());
+        let height = docsift_layout::median(letters.iter().map(|(_, b)| height(b)).collect());
         Some((foot as f32, height))
     }
 }
@@ -469,32 +466,33 @@ pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
 /// stands on that ink's foot, as a superscript t does on a superscript s's, and is no taller
 /// than the tall letters.
 pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
-    if !decoded.iter().any(|d| d.ch == 't') {
+    let next = |decoded: &[Decoded], i: usize| decoded.get(i + 1).filter(|d| d.ch != ' ').map(|d| d.ch);
+    let ending = |decoded: &[Decoded], i: usize| {
+        let before = decoded[i - 1].ch;
+        decoded[i].ch == 't'
+            && before.is_alphanumeric()
+            && !DESCENDING.contains(&before)
+            && !next(decoded, i).is_some_and(char::is_alphanumeric)
+    };
+    if !(1..decoded.len()).any(|i| ending(decoded, i)) {
         return;
     }
     let ink = ink.get();
     let Some(tall) = ink.tall_height() else { return };
     let blob = |decoded: &[Decoded], j: usize| ink.letter_blob(steps_span(decoded, j, step_px));
     for i in 1..decoded.len() {
-        let before = decoded[i - 1].ch;
-        let next = decoded.get(i + 1).filter(|d| d.ch != ' ');
-        if decoded[i].ch != 't'
-            || !before.is_alphanumeric()
-            || DESCENDING.contains(&before)
-            || next.is_some_and(|d| d.ch.is_alphanumeric())
-        {
+        if !ending(decoded, i) {
             continue;
         }
         let Some(k) = blob(decoded, i) else { continue };
         let Some(p) = ink.ink_before(k).filter(|&p| ink.height(p) <= DAGGER_MIN_HEIGHT * tall) else { continue };
-        if next.is_some() && blob(decoded, i + 1) == Some(k) {
+        if next(decoded, i).is_some() && blob(decoded, i + 1) == Some(k) {
             continue;
         }
-        let [x0, y0, x1, y1] = ink.boxes[k];
-        let (width, height) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
-        let raised = (ink.boxes[p][3] as f32 - y1 as f32) / tall;
-        let descends = raised <= -DAGGER_MIN_DESCENT && height >= DAGGER_MIN_HEIGHT * tall;
-        if width <= DAGGER_MAX_WIDTH * height && (raised >= DAGGER_MIN_RAISE || descends) {
+        let b = &ink.boxes[k];
+        let raised = (ink.boxes[p][3] as f32 - b[3] as f32) / tall;
+        let descends = raised <= -DAGGER_MIN_DESCENT && height(b) >= DAGGER_MIN_HEIGHT * tall;
+        if width(b) <= DAGGER_MAX_WIDTH * height(b) && (raised >= DAGGER_MIN_RAISE || descends) {
             decoded[i].ch = DAGGER;
         }
     }
@@ -503,6 +501,16 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
 /// The middle of columns `[x0, x1]`.
 fn middle([x0, x1]: [f32; 2]) -> f32 {
     (x0 + x1) / 2.0
+}
+
+/// The width of blob box `b` in columns.
+fn width(b: &[usize; 4]) -> f32 {
+    (b[2] - b[0] + 1) as f32
+}
+
+/// The height of blob box `b` in rows.
+fn height(b: &[usize; 4]) -> f32 {
+    (b[3] - b[1] + 1) as f32
 }
 
 /// The middle column of blob box `b` (its last column counted whole).
@@ -556,9 +564,8 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
             continue;
         }
         let Some(k) = ink.nearest(steps_span(decoded, i, step_px), |b| ink.is_stop_sized(b)) else { continue };
-        let [x0, y0, x1, y1] = ink.boxes[k];
         let Some(raised) = ink.foot_above_baseline(k, min_letters) else { continue };
-        let aspect = (x1 - x0 + 1) as f32 / (y1 - y0 + 1) as f32;
+        let aspect = width(&ink.boxes[k]) / height(&ink.boxes[k]);
         decoded[i].ch = match decoded[i].ch {
             '-' if raised.abs() <= ON_BASELINE && aspect <= STOP_MAX_ASPECT => '.',
             '.' | MIDDLE_DOT | LOW_LINE if (RAISED[0]..=RAISED[1]).contains(&raised) && aspect >= DASH_MIN_ASPECT => {
@@ -591,8 +598,7 @@ fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
         if !ink.foot_above_baseline(k, min_letters).is_some_and(|raised| (RAISED[0]..=RAISED[1]).contains(&raised)) {
             continue;
         }
-        let [x0, _, x1, _] = ink.boxes[k];
-        let length = (x1 - x0 + 1) as f32 / tall;
+        let length = width(&ink.boxes[k]) / tall;
         decoded[i].ch = match read {
             EN_DASH if length < HYPHEN_MAX_LENGTH => HYPHEN,
             HYPHEN | EM_DASH if (EN_DASH_LENGTH[0]..EN_DASH_LENGTH[1]).contains(&length) => EN_DASH,
