@@ -333,6 +333,32 @@ fn dashes_inside_lines_are_told_apart_by_their_length() {
     }
 }
 
+/// Dashes too long for most hyphens and too short for most en dashes are told against their
+/// page's hyphens (`glyphs::en_dashes_beside_page_hyphens`): us-003's salary ranges and
+/// eu-016's "2009 – 223", read with hyphens, stand 1.8 to 2 times as long as those pages'
+/// hyphens; scotus's Courier hyphens, as long, have no short hyphens beside them and stay.
+#[test]
+fn dashes_between_a_hyphens_length_and_an_en_dashs_are_told_against_the_pages_hyphens() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    for (path, words) in [
+        (
+            "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us/us-003.pdf",
+            &["$22,401–$29,992", "$48,001–$66,900", "one-quarter", "follow-up"][..],
+        ),
+        (
+            "camelot/tests/files/tabula/icdar2013-dataset/competition-dataset-eu/eu-016.pdf",
+            &["Journal 2009 – 223", "15-24"],
+        ),
+        ("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf", &["No. 07-1315", "above-entitled"]),
+    ] {
+        let text = collapse_ws(&page_one_by_ocr(&corpus.join(path), &models));
+        for words in words {
+            assert!(text.contains(words), "{words:?} missing from {path}: {text}");
+        }
+    }
+}
+
 #[test]
 fn pdfs_without_usable_text_are_read_by_ocr() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };

@@ -2,13 +2,15 @@
 //! their shape, place and size: quotation marks (`quotes`), full stops and hyphens
 //! (`stops_and_hyphens`), hyphens and dashes (`dashes_by_length`), small letters and their
 //! same-shape capitals (`LetterHeights`), l and I read once for two strokes or for none
-//! (`strokes_by_ink`), daggers read as t (`daggers_read_as_t`).
+//! (`strokes_by_ink`), daggers read as t (`daggers_read_as_t`); dashes too short to tell
+//! alone are told against the page's hyphens (`en_dashes_beside_page_hyphens`).
 
 use std::cell::OnceCell;
 use std::ops::Range;
 
 use image::RgbImage;
 
+use crate::OcrLine;
 use crate::det::mask_to_components;
 use crate::marks::EM_DASH;
 use crate::rec::{Decoded, InkSplit, LINE_HEIGHT};
@@ -56,6 +58,17 @@ const COMMA_MIN_ASPECT: f32 = 1.5;
 /// `EN_DASH_LENGTH` and a hyphen under `HYPHEN_MAX_LENGTH`, and kept between.
 const EN_DASH_LENGTH: [f32; 2] = [0.7, 0.95];
 const HYPHEN_MAX_LENGTH: f32 = 0.5;
+/// A dash read "-" from this length up to `EN_DASH_LENGTH` (where long hyphens, Courier's and
+/// us-034's, lie among en dashes: us-018's, us-003's and eu-016's from 0.61) is told against
+/// the page's hyphens: it is an en dash where it is `EN_DASH_OVER_HYPHENS` times as long as
+/// their median or more (an en dash's ink is 1.8 to 2.4 times a hyphen's in the common faces;
+/// us-003's, eu-016's and f1040's stood 1.59 to 1.96 times), ...
+const EN_DASH_BESIDE_HYPHENS: f32 = 0.6;
+const EN_DASH_OVER_HYPHENS: f32 = 1.5;
+/// ... the hyphens being those read under `HYPHEN_MAX_LENGTH` beside a letter or figure, at
+/// least this many on the page (one alone may be another face's: scotus's header, or a
+/// misread mark: pr-136's Chinese).
+const PAGE_HYPHENS_MIN: usize = 2;
 /// The tall letters' height is the crop's letter blobs' ninetieth percentile (capitals,
 /// figures and ascenders, not the x-height, in most lines) over `TALL_MIN_LETTERS` or more.
 const TALL_QUANTILE: f32 = 0.9;
@@ -400,15 +413,84 @@ impl<'a> LetterHeights<'a> {
 /// Marks the model confuses, judged by their ink in the line's `crop` (`step_px` columns a
 /// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
 /// The crop's blobs are labelled only for a line that holds such a mark.
-pub fn judge_marks(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
+/// Returns the dashes measured, each its index in `decoded` and its length (see
+/// `DashLength`).
+pub fn judge_marks(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) -> Vec<DashLength> {
     if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '.' | HYPHEN | EN_DASH | EM_DASH | MIDDLE_DOT | LOW_LINE)) {
-        return;
+        return Vec::new();
     }
     let ink = ink.get();
     crate::quotes::curl_quotes(decoded, ink, step_px);
     stops_and_hyphens(decoded, ink, step_px);
-    dashes_by_length(decoded, ink, step_px);
+    let measured = dashes_by_length(decoded, ink, step_px);
     commas_read_as_stops(decoded, ink, step_px);
+    // Commas judged may have dropped a character: the dashes are found again by their steps.
+    measured
+        .into_iter()
+        .filter_map(|(step, length)| {
+            let index = decoded.iter().position(|d| d.first_step == step && is_dash(d.ch))?;
+            Some(DashLength { index, length })
+        })
+        .collect()
+}
+
+/// A dash read inside a line: its character's index and its ink's length against the line's
+/// tall letters (`dashes_by_length`), kept for the page's measure
+/// (`en_dashes_beside_page_hyphens`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DashLength {
+    pub index: usize,
+    pub length: f32,
+}
+
+fn is_dash(ch: char) -> bool {
+    matches!(ch, HYPHEN | EN_DASH | EM_DASH)
+}
+
+/// Dashes read "-" too long for most hyphens and too short for most en dashes
+/// (`EN_DASH_BESIDE_HYPHENS` up to `EN_DASH_LENGTH`), told against the page's own hyphens
+/// (`EN_DASH_OVER_HYPHENS`, `PAGE_HYPHENS_MIN`): us-003's "$48,001–$66,900", eu-016's "2009 –
+/// 223" and f1040's "1–Dec" stand 1.6 to 2 times as long as their pages' hyphens; Courier's
+/// long hyphens (scotus's "07-1315", "above-entitled") and us-034's have no short hyphens
+/// beside them and stay.
+pub fn en_dashes_beside_page_hyphens(lines: &mut [OcrLine]) {
+    let spaced = |line: &OcrLine, i: usize| {
+        [i.checked_sub(1), i.checked_add(1)]
+            .into_iter()
+            .all(|k| k.and_then(|k| line.chars.get(k)).is_none_or(|c| c.ch == ' '))
+    };
+    let read = |line: &OcrLine, d: &DashLength| line.chars.get(d.index).map(|c| c.ch);
+    let mut hyphens: Vec<f32> = lines
+        .iter()
+        .flat_map(|line| {
+            line.dashes
+                .iter()
+                .filter(|d| d.length < HYPHEN_MAX_LENGTH && read(line, d) == Some(HYPHEN) && !spaced(line, d.index))
+                .map(|d| d.length)
+        })
+        .collect();
+    if hyphens.len() < PAGE_HYPHENS_MIN {
+        return;
+    }
+    hyphens.sort_by(f32::total_cmp);
+    let median = hyphens[hyphens.len() / 2];
+    let band = EN_DASH_BESIDE_HYPHENS..EN_DASH_LENGTH[0];
+    for line in lines {
+        let longer: Vec<usize> = line
+            .dashes
+            .iter()
+            .filter(|d| read(line, d) == Some(HYPHEN) && band.contains(&d.length))
+            .filter(|d| d.length >= EN_DASH_OVER_HYPHENS * median)
+            .map(|d| d.index)
+            .collect();
+        if longer.is_empty() {
+            continue;
+        }
+        for i in longer {
+            line.chars[i].ch = EN_DASH;
+        }
+        line.text = line.chars.iter().map(|c| c.ch).collect();
+    }
 }
 
 /// l and I told by the ink their steps own (`CropInk::letters_of`): one read once for two
@@ -582,12 +664,13 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
 /// does not tell them apart: it reads the length of an en dash's strip scaled to the line's
 /// height alone. us-018's "2004–05" and rotated_page's "–109" were read with hyphens,
 /// us-040's "5-3" with an en dash, us-001's "May–August" with an em dash.
-fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
-    let is_dash = |ch: char| matches!(ch, HYPHEN | EN_DASH | EM_DASH);
+/// Returns each dash measured: its first step and its length.
+fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec<(usize, f32)> {
+    let mut measured = Vec::new();
     if !decoded.iter().any(|d| is_dash(d.ch)) {
-        return;
+        return measured;
     }
-    let Some(tall) = ink.tall_height() else { return };
+    let Some(tall) = ink.tall_height() else { return measured };
     let min_letters = baseline_letters(decoded);
     for i in 0..decoded.len() {
         let read = decoded[i].ch;
@@ -604,7 +687,9 @@ fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
             HYPHEN | EM_DASH if (EN_DASH_LENGTH[0]..EN_DASH_LENGTH[1]).contains(&length) => EN_DASH,
             ch => ch,
         };
+        measured.push((decoded[i].first_step, length));
     }
+    measured
 }
 
 /// Commas read as full stops, told by their ink (`CropInk::separator`): the nearest mark's
@@ -667,6 +752,7 @@ pub fn separators_between_figures(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support;
 
     /// What a crop 48 high holds in each 16 columns: a letter on the baseline (row 37), a
     /// full stop on it, a comma across it, a mark wholly below it, a hyphen raised to mid
@@ -756,13 +842,50 @@ mod tests {
     #[test]
     fn a_dash_read_inside_a_line_is_told_by_its_length_against_the_tall_letters() {
         use Ink::*;
-        let judged = |text, glyphs: &[Ink]| judged_by(|d, ink, s| dashes_by_length(d, ink, s), decoded(text), glyphs);
+        let judged = |text, glyphs: &[Ink]| {
+            judged_by(
+                |d, ink, s| {
+                    dashes_by_length(d, ink, s);
+                },
+                decoded(text),
+                glyphs,
+            )
+        };
         assert_eq!(judged("12-45", &[Letter, Letter, EnDash, Letter, Letter]), "12–45", "us-018's 2004–05");
         assert_eq!(judged("ab—cd", &[Letter, Letter, EnDash, Letter, Letter]), "ab–cd", "us-001's May–August");
         assert_eq!(judged("12–45", &[Letter, Letter, Hyphen, Letter, Letter]), "12-45", "us-040's 5-3");
         assert_eq!(judged("ab-cd", &[Letter, Letter, Hyphen, Letter, Letter]), "ab-cd", "a hyphen read right");
         assert_eq!(judged("a-b", &[Letter, EnDash, Letter]), "a-b", "too few letters to measure the tall ones on");
         assert_eq!(judged("ab-cd", &[Letter, Letter, Stop, Letter, Letter]), "ab-cd", "ink on the baseline");
+    }
+
+    #[test]
+    fn a_dash_between_a_hyphens_length_and_an_en_dashs_is_told_against_the_pages_hyphens() {
+        let read = |text: &str, dashes: &[f32]| {
+            let mut line = test_support::line(text, test_support::rect(0.0, 0.0, 100.0, 10.0), 0.9);
+            let at = line.chars.iter().enumerate().filter(|(_, c)| is_dash(c.ch)).map(|(i, _)| i);
+            line.dashes = at.zip(dashes).map(|(index, &length)| DashLength { index, length }).collect();
+            line
+        };
+        let judged = |lines: &[(&str, &[f32])]| {
+            let mut lines: Vec<OcrLine> = lines.iter().map(|&(text, dashes)| read(text, dashes)).collect();
+            en_dashes_beside_page_hyphens(&mut lines);
+            lines.into_iter().map(|l| l.text).collect::<Vec<_>>().join("\n")
+        };
+        let hyphens: [(&str, &[f32]); 2] = [("self-employed", &[0.4]), ("Tax-exempt, in-", &[0.37, 0.43])];
+        assert_eq!(
+            judged(&[hyphens[0], hyphens[1], ("2009 - 223 $9-$17", &[0.65, 0.62])]),
+            "self-employed\nTax-exempt, in-\n2009 – 223 $9–$17",
+            "eu-016's and us-003's en dashes, 1.6 to 1.8 times the page's hyphens"
+        );
+        let alone = judged(&[hyphens[0], ("No. 07-1315", &[0.64])]);
+        assert_eq!(alone, "self-employed\nNo. 07-1315", "one hyphen alone is no measure");
+        let spaced = judged(&[("Official - Subject - to", &[0.37, 0.37]), ("07-1315", &[0.64])]);
+        assert_eq!(spaced, "Official - Subject - to\n07-1315", "hyphens standing alone are no measure");
+        let short = judged(&[hyphens[0], hyphens[1], ("one-day", &[0.58])]);
+        assert_eq!(short, "self-employed\nTax-exempt, in-\none-day", "too short to tell");
+        let near = judged(&[("a-b c-d", &[0.45, 0.48]), ("8-9", &[0.64])]);
+        assert_eq!(near, "a-b c-d\n8-9", "too near the page's hyphens");
     }
 
     #[test]

@@ -102,6 +102,9 @@ pub struct OcrLine {
     /// marks (see `look_alikes`), until the page's other lines decide between the two
     /// (`lines_of_page`).
     pub latin: Option<Box<OcrLine>>,
+    /// The dashes read inside the line, measured against its tall letters, for the page's
+    /// measure of its hyphens (`glyphs::en_dashes_beside_page_hyphens`).
+    pub dashes: Vec<glyphs::DashLength>,
 }
 
 /// Quads recognised in one model call, in an input `width` wide: detected lines, or ink
@@ -634,11 +637,11 @@ impl Engine {
                 });
                 glyphs::strokes_by_ink(&mut decoded, &ink, step_px);
                 glyphs::daggers_read_as_t(&mut decoded, &ink, step_px);
-                glyphs::judge_marks(&mut decoded, &ink, step_px);
+                let dashes = glyphs::judge_marks(&mut decoded, &ink, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
                 };
-                let mut line = to_line(&decoded)?;
+                let mut line = OcrLine { dashes, ..to_line(&decoded)? };
                 if batch.reading == Reading::Line
                     && look_alikes::may_be_look_alikes(&line.text)
                     && let Some((into, latin)) = &self.marks
@@ -670,7 +673,8 @@ impl Engine {
 /// joined to their lines (see `initials`), leaders read beside lines given back the dots the
 /// lines' boxes cut (see `marks::leaders_joined`), and numbers whose commas were read as full
 /// stops given the page's separators (see `numbers`).
-pub fn lines_of_page(lines: Vec<OcrLine>) -> Vec<OcrLine> {
+pub fn lines_of_page(mut lines: Vec<OcrLine>) -> Vec<OcrLine> {
+    glyphs::en_dashes_beside_page_hyphens(&mut lines);
     let lines = marks::leaders_joined(initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines)));
     numbers::separators_to_page_convention(lines)
 }
@@ -737,7 +741,7 @@ fn line_pieces(img: &RgbImage, line: usize, quad: &Quad, width: usize) -> Vec<Li
 /// order: their characters, with a space where the cut between two fell in a word gap
 /// (none between East Asian characters, which have no spaces). None when all read nothing.
 fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'a OcrLine>)>) -> Option<OcrLine> {
-    let mut chars: Vec<OcrChar> = Vec::new();
+    let (mut chars, mut dashes): (Vec<OcrChar>, Vec<glyphs::DashLength>) = (Vec::new(), Vec::new());
     let mut space = false;
     // A line of one piece keeps its Latin reading (look-alikes are short).
     let (mut reads, mut latin) = (0, None);
@@ -752,6 +756,7 @@ fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'
             let confidence = left.confidence.min(right.confidence);
             chars.push(OcrChar { ch: ' ', quad: Quad([tr, tl, bl, br]), confidence });
         }
+        dashes.extend(read.dashes.iter().map(|d| glyphs::DashLength { index: d.index + chars.len(), ..*d }));
         chars.extend(read.chars.iter().cloned());
         space = false;
     }
@@ -760,7 +765,7 @@ fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'
     }
     let confidence = chars.iter().map(|c| c.confidence).sum::<f32>() / chars.len() as f32;
     let latin = latin.filter(|_| reads == 1);
-    Some(OcrLine { quad: *quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence, latin })
+    Some(OcrLine { quad: *quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence, latin, dashes })
 }
 
 /// Places each decoded character on the line: CTC step t covers input columns
@@ -800,7 +805,8 @@ fn decoded_to_line(quad: &Quad, decoded: &[rec::Decoded], gaps: &rec::InkGaps, l
             confidence: d.confidence,
         })
         .collect();
-    Some(OcrLine { quad: *quad, text: decoded.iter().map(|d| d.ch).collect(), chars, confidence, latin: None })
+    let text = decoded.iter().map(|d| d.ch).collect();
+    Some(OcrLine { quad: *quad, text, chars, confidence, latin: None, dashes: Vec::new() })
 }
 
 #[cfg(test)]
@@ -821,7 +827,7 @@ mod tests {
             .collect();
         let x1 = x + chars.len() as f32;
         let quad = Quad([[x, 0.0], [x1, 0.0], [x1, 1.0], [x, 1.0]]);
-        OcrLine { quad, text: text.into(), chars, confidence: 0.9, latin: None }
+        OcrLine { quad, text: text.into(), chars, confidence: 0.9, latin: None, dashes: Vec::new() }
     }
 
     #[test]
@@ -840,6 +846,17 @@ mod tests {
         let joined = pieces_to_line(&line, [(false, Some(&cjk)), (true, Some(&more))].into_iter());
         assert_eq!(joined.map(|l| l.text), Some("中文字".into()));
         assert!(pieces_to_line(&line, [(false, None), (true, None)].into_iter()).is_none());
+    }
+
+    #[test]
+    fn a_pieces_dashes_keep_their_characters_in_the_joined_line() {
+        let line = Quad([[0.0, 0.0], [20.0, 0.0], [20.0, 1.0], [0.0, 1.0]]);
+        let dash = |index, length| glyphs::DashLength { index, length };
+        let a = OcrLine { dashes: vec![dash(1, 0.4)], ..piece_read("a-b", 0.0) };
+        let b = OcrLine { dashes: vec![dash(2, 0.65)], ..piece_read("12-4", 4.0) };
+        let joined = pieces_to_line(&line, [(false, Some(&a)), (true, Some(&b))].into_iter());
+        let at = joined.map(|l| l.dashes.iter().map(|d| (l.chars[d.index].ch, d.index, d.length)).collect::<Vec<_>>());
+        assert_eq!(at, Some(vec![('-', 1, 0.4), ('-', 6, 0.65)]), "a-b 12-4");
     }
 
     #[test]

@@ -209,7 +209,14 @@ pub fn dash_line(quad: &Quad) -> OcrLine {
 
 fn shape_line(quad: &Quad, ch: char) -> OcrLine {
     let c = OcrChar { ch, quad: *quad, confidence: SHAPE_CONFIDENCE };
-    OcrLine { quad: *quad, text: ch.to_string(), chars: vec![c], confidence: SHAPE_CONFIDENCE, latin: None }
+    OcrLine {
+        quad: *quad,
+        text: ch.to_string(),
+        chars: vec![c],
+        confidence: SHAPE_CONFIDENCE,
+        latin: None,
+        dashes: Vec::new(),
+    }
 }
 
 /// A zero's ink is at least this much taller than wide in text faces (about 1.4 in
@@ -834,6 +841,7 @@ fn leader_of(img: &RgbImage, quad: &Quad, ink: Ink, min_dots: usize) -> Option<O
         chars,
         confidence: SHAPE_CONFIDENCE,
         latin: None,
+        dashes: Vec::new(),
     })
 }
 
@@ -1014,7 +1022,7 @@ pub fn marks_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<(Quad
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{disc, paint, rect};
+    use crate::test_support::{self, disc, paint, rect};
 
     /// A 400×60 page with one detected line (x 20..200, y 15..45) of glyph-like blobs and a
     /// colon at x 300 on its row.
@@ -1412,8 +1420,7 @@ mod tests {
                 .iter()
                 .map(|&(ch, x0, x1)| OcrChar { ch, quad: rect(x0, 0.0, x1, 30.0), confidence: 0.9 })
                 .collect();
-            let mut line =
-                OcrLine { quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence: 0.9, latin: None };
+            let mut line = test_support::line_of_chars(quad, chars, 0.9);
             dot_runs_to_leaders(img, &mut line, Ink::of_page(img));
             assert_eq!(line.text, line.chars.iter().map(|c| c.ch).collect::<String>());
             line.text
@@ -1447,7 +1454,7 @@ mod tests {
         let char_at = |ch, x0: f32, x1: f32, y: f32| OcrChar { ch, quad: rect(x0, y, x1, y + 30.0), confidence: 0.9 };
         let line_of = |chars: Vec<OcrChar>| {
             let quad = rect(chars[0].quad.bounds()[0], 0.0, chars[chars.len() - 1].quad.bounds()[2], 30.0);
-            OcrLine { quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence: 0.9, latin: None }
+            test_support::line_of_chars(quad, chars, 0.9)
         };
         let label = |last: char, y: f32| line_of(vec![char_at('X', 10.0, 40.0, y), char_at(last, 42.0, 46.0, y)]);
         // A leader 12 px a dot, spaced as set, from x 66: a dot at 54, the label's box cut.

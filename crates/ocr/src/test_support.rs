@@ -40,5 +40,10 @@ pub fn line(text: &str, quad: Quad, confidence: f32) -> OcrLine {
         .enumerate()
         .map(|(i, ch)| OcrChar { ch, quad: quad.slice(i as f32 / n, (i + 1) as f32 / n), confidence })
         .collect();
-    OcrLine { quad, text: text.into(), chars, confidence, latin: None }
+    line_of_chars(quad, chars, confidence)
+}
+
+/// A line in `quad` of the characters given, read at `confidence`.
+pub fn line_of_chars(quad: Quad, chars: Vec<OcrChar>, confidence: f32) -> OcrLine {
+    OcrLine { quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence, latin: None, dashes: Vec::new() }
 }
