@@ -413,8 +413,7 @@ impl<'a> LetterHeights<'a> {
 /// Marks the model confuses, judged by their ink in the line's `crop` (`step_px` columns a
 /// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
 /// The crop's blobs are labelled only for a line that holds such a mark.
-/// Returns the dashes measured, each its index in `decoded` and its length (see
-/// `DashLength`).
+/// Returns the dashes measured (`dashes_by_length`), last, as no later judge moves a character.
 pub fn judge_marks(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) -> Vec<DashLength> {
     if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '.' | HYPHEN | EN_DASH | EM_DASH | MIDDLE_DOT | LOW_LINE)) {
         return Vec::new();
@@ -422,16 +421,8 @@ pub fn judge_marks(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) -> V
     let ink = ink.get();
     crate::quotes::curl_quotes(decoded, ink, step_px);
     stops_and_hyphens(decoded, ink, step_px);
-    let measured = dashes_by_length(decoded, ink, step_px);
     commas_read_as_stops(decoded, ink, step_px);
-    // Commas judged may have dropped a character: the dashes are found again by their steps.
-    measured
-        .into_iter()
-        .filter_map(|(step, length)| {
-            let index = decoded.iter().position(|d| d.first_step == step && is_dash(d.ch))?;
-            Some(DashLength { index, length })
-        })
-        .collect()
+    dashes_by_length(decoded, ink, step_px)
 }
 
 /// A dash read inside a line: its character's index and its ink's length against the line's
@@ -476,20 +467,16 @@ pub fn en_dashes_beside_page_hyphens(lines: &mut [OcrLine]) {
     let median = hyphens[hyphens.len() / 2];
     let band = EN_DASH_BESIDE_HYPHENS..EN_DASH_LENGTH[0];
     for line in lines {
-        let longer: Vec<usize> = line
-            .dashes
-            .iter()
-            .filter(|d| read(line, d) == Some(HYPHEN) && band.contains(&d.length))
-            .filter(|d| d.length >= EN_DASH_OVER_HYPHENS * median)
-            .map(|d| d.index)
-            .collect();
-        if longer.is_empty() {
-            continue;
+        let mut changed = false;
+        for d in line.dashes.iter().filter(|d| band.contains(&d.length) && d.length >= EN_DASH_OVER_HYPHENS * median) {
+            if let Some(c) = line.chars.get_mut(d.index).filter(|c| c.ch == HYPHEN) {
+                c.ch = EN_DASH;
+                changed = true;
+            }
         }
-        for i in longer {
-            line.chars[i].ch = EN_DASH;
+        if changed {
+            line.text = line.chars.iter().map(|c| c.ch).collect();
         }
-        line.text = line.chars.iter().map(|c| c.ch).collect();
     }
 }
 
@@ -664,8 +651,8 @@ fn stops_and_hyphens(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) {
 /// does not tell them apart: it reads the length of an en dash's strip scaled to the line's
 /// height alone. us-018's "2004–05" and rotated_page's "–109" were read with hyphens,
 /// us-040's "5-3" with an en dash, us-001's "May–August" with an em dash.
-/// Returns each dash measured: its first step and its length.
-fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec<(usize, f32)> {
+/// Returns each dash measured: its index and its length.
+fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec<DashLength> {
     let mut measured = Vec::new();
     if !decoded.iter().any(|d| is_dash(d.ch)) {
         return measured;
@@ -687,7 +674,7 @@ fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec
             HYPHEN | EM_DASH if (EN_DASH_LENGTH[0]..EN_DASH_LENGTH[1]).contains(&length) => EN_DASH,
             ch => ch,
         };
-        measured.push((decoded[i].first_step, length));
+        measured.push(DashLength { index: i, length });
     }
     measured
 }
