@@ -317,14 +317,16 @@ fn rules_touching_a_cells_glyphs_are_not_read_and_small_commas_are_told_by_their
 
 /// Dashes read inside lines are told apart by their ink's length against the line's tall
 /// letters: us-001's en dashes (minus signs, a range of months) read as hyphens and one as an
-/// em dash, us-040's hyphen read as an en dash; hyphens read right stay.
+/// em dash, us-040's hyphen read as an en dash; hyphens read right stay. A cell of figures
+/// alone ("*–3.2") is measured on them, and a minus sign stands lower than a hyphen.
 #[test]
 fn dashes_inside_lines_are_told_apart_by_their_length() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let us = corpus.join("tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us");
     let us001 = collapse_ws(&page_one_by_ocr(&us.join("us-001.pdf"), &models));
-    for words in ["–237", "–167", "–243", "June–September", "May–August", "non-"] {
+    for words in ["–237", "–167", "–243", "*–723", "*–3.2", "*–0.4", "June–September", "May–August", "non-"]
+    {
         assert!(us001.contains(words), "{words:?} missing from {us001}");
     }
     let us040 = collapse_ws(&page_one_by_ocr(&us.join("us-040.pdf"), &models));

@@ -32,9 +32,10 @@ const STOP_MAX_WIDTH: f32 = 0.4;
 /// Where a full stop's foot stands: within this many letter heights of the baseline (a
 /// pixel or two), where a hyphen's stands about a third of one above it.
 const ON_BASELINE: f32 = 0.12;
-/// A hyphen's foot stands this many letter heights above the baseline (below the x-height's
-/// top: higher is a rule's or the line above's ink) ...
-const RAISED: [f32; 2] = [0.25, 0.75];
+/// A hyphen's foot stands this many letter heights above the baseline (a minus sign's lower:
+/// us-001's at 0.24 of its figures; below the x-height's top: higher is a rule's or the line
+/// above's ink) ...
+const RAISED: [f32; 2] = [0.2, 0.75];
 /// ... and its ink is at least this many times as wide as high; a raised dot (·) is not.
 const DASH_MIN_ASPECT: f32 = 1.5;
 /// A full stop is at most this many times as wide as high (failing_sort's oblong ones are
@@ -73,6 +74,9 @@ const PAGE_HYPHENS_MIN: usize = 2;
 /// figures and ascenders, not the x-height, in most lines) over `TALL_MIN_LETTERS` or more.
 const TALL_QUANTILE: f32 = 0.9;
 const TALL_MIN_LETTERS: usize = 3;
+/// A line reading only figures and capitals (us-001's "*–0.3") has no short letters to
+/// mislead the measure, so one blob of them is enough.
+const TALL_MIN_FIGURES: usize = 1;
 const HYPHEN: char = '-';
 const EN_DASH: char = '–';
 /// A dagger (†) read as "t" is told by its ink against the letter before it: a superscript
@@ -221,11 +225,11 @@ impl CropInk {
     }
 
     /// The height in rows of the crop's tall letters (`TALL_QUANTILE` of its letter blobs');
-    /// None where it has fewer than `TALL_MIN_LETTERS`.
-    fn tall_height(&self) -> Option<f32> {
+    /// None where it has fewer than `min_letters`.
+    fn tall_height(&self, min_letters: usize) -> Option<f32> {
         let mut heights: Vec<usize> =
             self.boxes.iter().filter(|b| self.is_letter(b)).map(|b| b[3] - b[1] + 1).collect();
-        if heights.len() < TALL_MIN_LETTERS {
+        if heights.len() < min_letters.max(1) {
             return None;
         }
         heights.sort_unstable();
@@ -547,7 +551,7 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
         return;
     }
     let ink = ink.get();
-    let Some(tall) = ink.tall_height() else { return };
+    let Some(tall) = ink.tall_height(TALL_MIN_LETTERS) else { return };
     let blob = |decoded: &[Decoded], j: usize| ink.letter_blob(steps_span(decoded, j, step_px));
     for i in 1..decoded.len() {
         if !ending(decoded, i) {
@@ -614,6 +618,12 @@ fn stroke_steps(decoded: &[Decoded], run: Range<usize>, strokes: &[[usize; 4]], 
     Some(readings.collect())
 }
 
+/// The least letter blobs a line's tall letters are measured on (`CropInk::tall_height`).
+fn tall_letters_needed(decoded: &[Decoded]) -> usize {
+    let mut read = decoded.iter().map(|d| d.ch).filter(|c| c.is_alphanumeric()).peekable();
+    if read.peek().is_some() && read.all(|c| !c.is_lowercase()) { TALL_MIN_FIGURES } else { TALL_MIN_LETTERS }
+}
+
 /// The least letters a glyph's baseline is measured on: one where no letter read may descend
 /// ("-1"), two elsewhere.
 fn baseline_letters(decoded: &[Decoded]) -> usize {
@@ -657,7 +667,7 @@ fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec
     if !decoded.iter().any(|d| is_dash(d.ch)) {
         return measured;
     }
-    let Some(tall) = ink.tall_height() else { return measured };
+    let Some(tall) = ink.tall_height(tall_letters_needed(decoded)) else { return measured };
     let min_letters = baseline_letters(decoded);
     for i in 0..decoded.len() {
         let read = decoded[i].ch;
@@ -743,7 +753,7 @@ mod tests {
 
     /// What a crop 48 high holds in each 16 columns: a letter on the baseline (row 37), a
     /// full stop on it, a comma across it, a mark wholly below it, a hyphen raised to mid
-    /// x-height, a raised dot, a tall narrow stroke (l, I) on the baseline or descending
+    /// x-height, an en dash there or lower (a minus sign), a raised dot, a tall narrow stroke (l, I) on the baseline or descending
     /// (J), or nothing.
     #[derive(Clone, Copy)]
     enum Ink {
@@ -755,6 +765,7 @@ mod tests {
         Sunk,
         Hyphen,
         EnDash,
+        Minus,
         RaisedDot,
         Superscript,
         Blank,
@@ -773,6 +784,7 @@ mod tests {
                 Ink::Sunk => (x + 1..x + 4, 39..45),
                 Ink::Hyphen => (x..x + 7, 26..29),
                 Ink::EnDash => (x - 3..x + 15, 26..29),
+                Ink::Minus => (x - 3..x + 15, 30..33),
                 Ink::RaisedDot => (x + 1..x + 4, 26..29),
                 Ink::Superscript => (x + 1..x + 6, 12..28),
                 Ink::Blank => continue,
@@ -813,6 +825,7 @@ mod tests {
         assert_eq!(judged("a·b", &[Letter, Hyphen, Letter]), "a-b", "jpeg2000's short hyphens");
         assert_eq!(judged("a·b", &[Letter, RaisedDot, Letter]), "a·b", "a middle dot as printed");
         assert_eq!(judged("_3", &[Hyphen, Letter]), "-3", "us-001's minus signs after an asterisk");
+        assert_eq!(judged("1.S", &[Letter, Minus, Letter]), "1-S", "eu-011's low hyphens in 1-Sep-08");
     }
 
     #[test]
@@ -843,6 +856,8 @@ mod tests {
         assert_eq!(judged("12–45", &[Letter, Letter, Hyphen, Letter, Letter]), "12-45", "us-040's 5-3");
         assert_eq!(judged("ab-cd", &[Letter, Letter, Hyphen, Letter, Letter]), "ab-cd", "a hyphen read right");
         assert_eq!(judged("a-b", &[Letter, EnDash, Letter]), "a-b", "too few letters to measure the tall ones on");
+        assert_eq!(judged("*-03", &[Blank, Minus, Letter, Letter]), "*–03", "us-001's minus signs: figures are tall");
+        assert_eq!(judged("-a", &[Minus, Letter]), "-a", "a small letter may be short");
         assert_eq!(judged("ab-cd", &[Letter, Letter, Stop, Letter, Letter]), "ab-cd", "ink on the baseline");
     }
 
