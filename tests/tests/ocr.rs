@@ -58,6 +58,17 @@ fn page_one_by_ocr(path: &Path, models: &Arc<docsift::OcrModels>) -> String {
     doc.pages[0].text.clone()
 }
 
+/// Asserts that page 1 of each corpus PDF (its path under `corpus`), read by OCR, holds each
+/// of its words, whitespace collapsed.
+fn page_ones_hold(corpus: &Path, models: &Arc<docsift::OcrModels>, pages: &[(&str, &[&str])]) {
+    for (path, words) in pages {
+        let text = collapse_ws(&page_one_by_ocr(&corpus.join(path), models));
+        for words in *words {
+            assert!(text.contains(words), "{words:?} missing from {path}: {text}");
+        }
+    }
+}
+
 /// Page 1 of `path` as its text layer has it.
 fn page_one_native(path: &Path) -> String {
     let doc = extract_with(path, &Options { pages: Some(vec![1]), ocr: OcrMode::Off, ..Options::default() });
@@ -281,22 +292,20 @@ fn same_shape_capitals_standing_small_in_small_words_are_read_small() {
 fn an_l_or_i_is_read_once_for_each_stroke_of_its_ink() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
-    let tabula = corpus.join("tabula-java/src/test/resources/technology/tabula");
-    let icdar = tabula.join("icdar2013-dataset");
     let text = collapse_ws(&page_one_by_ocr(&corpus.join("camelot/tests/files/tabula/schools.pdf"), &models));
     assert!(text.contains("Cacy Jill 1409"), "{text}");
     assert!(text.matches("Paul MN 5").count() >= 30 && !text.contains(" MIN "), "{text}");
-    for (path, words) in [
-        (icdar.join("competition-dataset-eu/eu-001.pdf"), &["100 million"][..]),
-        (tabula.join("cs-en-us-pbms.pdf"), &["revision. All degrees"]),
-        (icdar.join("competition-dataset-us/us-038.pdf"), &["Volume II of", "Volumes III and IV"]),
-        (icdar.join("competition-dataset-us/us-039.pdf"), &["Volume III and"]),
-    ] {
-        let text = collapse_ws(&page_one_by_ocr(&path, &models));
-        for words in words {
-            assert!(text.contains(words), "{words:?} missing from {}: {text}", path.display());
-        }
-    }
+    let icdar = "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset";
+    page_ones_hold(
+        &corpus,
+        &models,
+        &[
+            (&format!("{icdar}/competition-dataset-eu/eu-001.pdf"), &["100 million"]),
+            ("tabula-java/src/test/resources/technology/tabula/cs-en-us-pbms.pdf", &["revision. All degrees"]),
+            (&format!("{icdar}/competition-dataset-us/us-038.pdf"), &["Volume II of", "Volumes III and IV"]),
+            (&format!("{icdar}/competition-dataset-us/us-039.pdf"), &["Volume III and"]),
+        ],
+    );
 }
 
 /// puertos1, a table of fishery exports read from its page rendered: a cell's "%" touching
@@ -335,6 +344,28 @@ fn dashes_inside_lines_are_told_apart_by_their_length() {
     }
 }
 
+/// issue_288's cells of tabular figures side by side ("11 111111111"), which the model reads
+/// as one number, are parted where the figures' pitch shows a space
+/// (`glyphs::spaces_between_figures`); years in proportional figures
+/// (detect_vertical_false's "»2012") and a figure touching a dash (us-019's "2006–07") stay
+/// whole.
+#[test]
+fn figures_side_by_side_are_parted_where_their_pitch_shows_a_space() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    page_ones_hold(
+        &corpus,
+        &engine(&dir),
+        &[
+            ("camelot/tests/files/issue_288.pdf", &["Mark 11 111111111", "Ein 12 111111111", "19 111111111"][..]),
+            ("camelot/tests/files/detect_vertical_false.pdf", &["Beaurenard 2011 15", "Brûlée »2012 15"]),
+            (
+                "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us/us-019.pdf",
+                &["2006–07"],
+            ),
+        ],
+    );
+}
+
 /// Dashes too long for most hyphens and too short for most en dashes are told against their
 /// page's hyphens (`glyphs::en_dashes_beside_page_hyphens`): us-003's salary ranges and
 /// eu-016's "2009 – 223", read with hyphens, stand 1.8 to 2 times as long as those pages'
@@ -342,23 +373,21 @@ fn dashes_inside_lines_are_told_apart_by_their_length() {
 #[test]
 fn dashes_between_a_hyphens_length_and_an_en_dashs_are_told_against_the_pages_hyphens() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let models = engine(&dir);
-    for (path, words) in [
-        (
-            "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us/us-003.pdf",
-            &["$22,401–$29,992", "$48,001–$66,900", "one-quarter", "follow-up"][..],
-        ),
-        (
-            "camelot/tests/files/tabula/icdar2013-dataset/competition-dataset-eu/eu-016.pdf",
-            &["Journal 2009 – 223", "15-24"],
-        ),
-        ("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf", &["No. 07-1315", "above-entitled"]),
-    ] {
-        let text = collapse_ws(&page_one_by_ocr(&corpus.join(path), &models));
-        for words in words {
-            assert!(text.contains(words), "{words:?} missing from {path}: {text}");
-        }
-    }
+    page_ones_hold(
+        &corpus,
+        &engine(&dir),
+        &[
+            (
+                "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us/us-003.pdf",
+                &["$22,401–$29,992", "$48,001–$66,900", "one-quarter", "follow-up"][..],
+            ),
+            (
+                "camelot/tests/files/tabula/icdar2013-dataset/competition-dataset-eu/eu-016.pdf",
+                &["Journal 2009 – 223", "15-24"],
+            ),
+            ("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf", &["No. 07-1315", "above-entitled"]),
+        ],
+    );
 }
 
 #[test]
@@ -904,17 +933,15 @@ fn punch_holes_beside_a_table_are_not_read_as_zeros() {
 #[test]
 fn daggers_after_words_are_not_read_as_ts() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let models = engine(&dir);
-    for (path, words) in [
-        ("pdfplumber/tests/pdfs/pr-138-example.pdf", &["Economiser/Rate Saver†", "No Fee†", "Variable Rate†"][..]),
-        ("pdfplumber/tests/pdfs/table-curves-example.pdf", &["Brain haemorrhage†"]),
-        ("camelot/tests/files/birdisland.pdf", &["Product/Brand†", "Seed Treatment information."]),
-    ] {
-        let text = collapse_ws(&page_one_by_ocr(&corpus.join(path), &models));
-        for words in words {
-            assert!(text.contains(words), "{words:?} missing from {path}: {text}");
-        }
-    }
+    page_ones_hold(
+        &corpus,
+        &engine(&dir),
+        &[
+            ("pdfplumber/tests/pdfs/pr-138-example.pdf", &["Economiser/Rate Saver†", "No Fee†", "Variable Rate†"][..]),
+            ("pdfplumber/tests/pdfs/table-curves-example.pdf", &["Brain haemorrhage†"]),
+            ("camelot/tests/files/birdisland.pdf", &["Product/Brand†", "Seed Treatment information."]),
+        ],
+    );
 }
 
 /// 12s0324, a statistical table set tight, read by OCR: its "–" cells, within the margin of

@@ -134,6 +134,19 @@ const STROKES_ALIKE: f32 = 0.1;
 /// ink of their own (their ink joined to a neighbour's) none was under 0.79 but for one
 /// beside another I.
 const PHANTOM_MAX_CONFIDENCE: f32 = 0.7;
+/// Figures read without a space between them are told apart where their pitch shows one:
+/// most fonts' figures are tabular (one advance each), so in a run of `FIGURE_RUN_MIN` or
+/// more, each owning one blob, a pitch `FIGURE_SPACE_PITCH` times the run's median or more
+/// holds a word space (a space is a quarter to a third of an em, a figure half an em:
+/// issue_288's stand at 1.4) ...
+const FIGURE_RUN_MIN: usize = 4;
+const FIGURE_SPACE_PITCH: f32 = 1.35;
+/// ... A figure's ink is at most as wide as high (0.3 to 0.9 on the corpus pages); wider is
+/// a figure touching a dash ("2006–07"), whose middle is not the figure's.
+const FIGURE_MAX_ASPECT: f32 = 1.0;
+/// ... Proportional figures set a "1" narrow: its pitches stand a quarter under the others'
+/// (detect_vertical_false's "2012"), tabular ones' within a tenth.
+const FIGURE_PITCH_SPREAD: f32 = 0.15;
 
 /// A line's crop and its ink, labelled when first asked and only then, once for all the
 /// judges of its letters and marks.
@@ -529,6 +542,64 @@ pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
     }
 }
 
+/// Word spaces the model left out between figures, put back where the figures' pitch shows
+/// them (`FIGURE_SPACE_PITCH`): issue_288's cells "11 111111111" read "11111111111".
+pub fn spaces_between_figures(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
+    let figure = |d: &Decoded| d.ch.is_ascii_digit();
+    if !decoded.windows(FIGURE_RUN_MIN).any(|w| w.iter().all(figure)) {
+        return;
+    }
+    let ink = ink.get();
+    let mut spaces = Vec::new();
+    let mut i = 0;
+    while i < decoded.len() {
+        let run = decoded[i..].iter().take_while(|d| figure(d)).count();
+        if run < FIGURE_RUN_MIN {
+            i += run.max(1);
+            continue;
+        }
+        let centres: Option<Vec<f32>> = (i..i + run)
+            .map(|k| match ink.letters_of(decoded, k, step_px)[..] {
+                [blob] if width(&ink.boxes[blob]) <= FIGURE_MAX_ASPECT * height(&ink.boxes[blob]) => {
+                    Some(centre(&ink.boxes[blob]))
+                }
+                _ => None,
+            })
+            .collect();
+        if let Some(centres) = centres {
+            let read: Vec<char> = decoded[i..i + run].iter().map(|d| d.ch).collect();
+            spaces.extend(figure_pitches_to_spaces(&read, &centres).into_iter().map(|k| i + k));
+        }
+        i += run;
+    }
+    for k in spaces.into_iter().rev() {
+        let (before, after) = (&decoded[k - 1], &decoded[k]);
+        let step = (before.last_step + after.first_step) / 2;
+        let confidence = before.confidence.min(after.confidence);
+        decoded.insert(k, Decoded { ch: ' ', first_step: step, last_step: step, confidence });
+    }
+}
+
+/// Where a run of figures `read`, their ink's middles at `centres`, holds word spaces: the
+/// indices of the figures after pitches `FIGURE_SPACE_PITCH` times the median or more. None in
+/// a run whose pitches beside a "1" and between other figures disagree
+/// (`FIGURE_PITCH_SPREAD`): its figures are proportional.
+fn figure_pitches_to_spaces(read: &[char], centres: &[f32]) -> Vec<usize> {
+    let pitches: Vec<(f32, bool)> =
+        centres.windows(2).zip(read.windows(2)).map(|(c, r)| (c[1] - c[0], r.contains(&'1'))).collect();
+    let median_of = |ones: Option<bool>| {
+        let of: Vec<f32> = pitches.iter().filter(|p| ones.is_none_or(|o| p.1 == o)).map(|p| p.0).collect();
+        (!of.is_empty()).then(|| docsift_layout::median(of))
+    };
+    let Some(median) = median_of(None).filter(|&m| m > 0.0) else { return Vec::new() };
+    if let (Some(ones), Some(others)) = (median_of(Some(true)), median_of(Some(false)))
+        && (ones / others - 1.0).abs() > FIGURE_PITCH_SPREAD
+    {
+        return Vec::new();
+    }
+    (0..pitches.len()).filter(|&k| pitches[k].0 >= FIGURE_SPACE_PITCH * median).map(|k| k + 1).collect()
+}
+
 /// Daggers read as "t", told by their ink against the letter before them (`DAGGER_MIN_RAISE`,
 /// `DAGGER_MIN_DESCENT`, `DAGGER_MIN_HEIGHT`, `DAGGER_MAX_WIDTH`): pr-138's superscript
 /// "Saver†" and "Fee†" and table-curves' "haemorrhage†" were read "Savert", "Feet" and
@@ -859,6 +930,45 @@ mod tests {
         assert_eq!(judged("*-03", &[Blank, Minus, Letter, Letter]), "*–03", "us-001's minus signs: figures are tall");
         assert_eq!(judged("-a", &[Minus, Letter]), "-a", "a small letter may be short");
         assert_eq!(judged("ab-cd", &[Letter, Letter, Stop, Letter, Letter]), "ab-cd", "ink on the baseline");
+    }
+
+    /// Figures read `text`, each a blob 6 columns wide at its column in `columns` (the one at
+    /// `broken` in two strokes side by side), a step each at its first column, 8 columns a step; as
+    /// `spaces_between_figures` leaves them.
+    fn spaced_figures(text: &str, columns: &[u32], broken: Option<usize>) -> String {
+        let mut img = RgbImage::from_pixel(columns.iter().max().map_or(0, |x| x + 24), 48, image::Rgb([255; 3]));
+        let mut decoded = Vec::new();
+        for (i, (ch, &x)) in text.chars().zip(columns).enumerate() {
+            for (c, y) in (x..x + 6).flat_map(|c| (14..38).map(move |y| (c, y))) {
+                if broken != Some(i) || c != x + 2 {
+                    img.put_pixel(c, y, image::Rgb([0; 3]));
+                }
+            }
+            decoded.push(Decoded { ch, first_step: x as usize / 8, last_step: x as usize / 8, confidence: 0.9 });
+        }
+        spaces_between_figures(&mut decoded, &LineInk::new(&img), 8.0);
+        decoded.iter().map(|d| d.ch).collect()
+    }
+
+    #[test]
+    fn figures_read_without_a_space_are_parted_where_their_pitch_shows_one() {
+        let spaced = |text, columns| spaced_figures(text, columns, None);
+        assert_eq!(spaced("11111", &[8, 24, 48, 64, 80]), "11 111", "issue_288's 11 111111111");
+        assert_eq!(spaced("11111", &[8, 24, 40, 56, 72]), "11111", "tabular figures evenly set");
+        assert_eq!(spaced("10101", &[8, 24, 44, 60, 76]), "10101", "a proportional 1's pitch");
+        assert_eq!(spaced("111", &[8, 24, 48]), "111", "too few figures to measure a pitch on");
+        let broken = spaced_figures("11111", &[8, 24, 48, 64, 80], Some(2));
+        assert_eq!(broken, "11111", "a figure owning two blobs is not measured");
+    }
+
+    #[test]
+    fn proportional_figures_keep_their_uneven_pitches_without_spaces() {
+        let read = |text: &str| text.chars().collect::<Vec<_>>();
+        let even = [0.0, 10.0, 20.0, 30.0, 44.0, 54.0, 64.0, 74.0];
+        assert_eq!(figure_pitches_to_spaces(&read("20112012"), &even), [4], "tabular: a space's pitch");
+        let proportional = [0.0, 13.7, 23.7, 33.2];
+        assert!(figure_pitches_to_spaces(&read("2012"), &proportional).is_empty(), "detect_vertical_false's 2012");
+        assert!(figure_pitches_to_spaces(&read("2025"), &[0.0, 10.0, 20.0, 29.0]).is_empty(), "even");
     }
 
     #[test]

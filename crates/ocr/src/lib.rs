@@ -631,6 +631,7 @@ impl Engine {
                 let passed = rec::separators_passed_by(&decoded, row, steps, &alphabet.chars);
                 let ink = glyphs::LineInk::new(&piece.crop);
                 glyphs::separators_between_figures(&mut decoded, &passed, &ink, step_px);
+                glyphs::spaces_between_figures(&mut decoded, &ink, step_px);
                 let mut heights = glyphs::LetterHeights::new(&ink, step_px);
                 rec::case_look_alikes_in_words(&mut decoded, row, steps, &alphabet.look_alikes, |d, i| {
                     heights.standing(d, i)
