@@ -991,6 +991,8 @@ fn lone_dash_cells_are_read_by_their_length_on_their_cells_height_and_rules_are_
 /// and a table of contents' leader runs up to its page number. 12s0324's dots are a pixel or
 /// two across at 200 dpi: 0.82 of them were read before strips kept the page pixels' ink
 /// (0.96 since), and rows lost one where a line's box cut it (`leaders_joined`).
+/// rotated_page's tight leaders, whose first dots recognition reads as ellipses
+/// ("Medicaid … …….", "Excise taxes …."), are read again by their ink.
 #[test]
 fn dot_leaders_are_read_dot_by_dot_spaced_as_set() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -1018,6 +1020,12 @@ fn dot_leaders_are_read_dot_by_dot_spaced_as_set() {
         leader.len() > 40 && leader[..leader.len() - 1].iter().all(|w| *w == ".") && leader.last() == Some(&"3"),
         "{paragraph}"
     );
+    let budget =
+        page_one_by_ocr(&corpus.join("tabula-java/src/test/resources/technology/tabula/rotated_page.pdf"), &models);
+    for label in ["Medicaid ", "Net interest ", "Excise taxes ", "Customs duties "] {
+        let row = budget.lines().find(|l| l.starts_with(label)).unwrap_or_default();
+        assert!(row.contains("....") && !row.contains('…'), "{label:?}: {budget}");
+    }
 }
 
 /// jpeg2000.pdf is an election report scanned 0.35° off level: too little for DB's boxes to

@@ -561,7 +561,7 @@ impl Engine {
             _ => {}
         }
         let mut lines = self.recognize_quads(img, batch).await?;
-        let has_dots = |l: &OcrLine| l.text.contains("..") || marks::is_read_as_dots(&l.chars);
+        let has_dots = |l: &OcrLine| l.text.contains("..") || l.text.contains('…') || marks::is_read_as_dots(&l.chars);
         match batch.reading {
             Reading::Line if lines.iter().any(|l| l.text == "0" || has_dots(l)) => {
                 let ink = ink();

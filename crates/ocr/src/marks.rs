@@ -137,6 +137,7 @@ const DOT_RUN_ON: f32 = 1.2;
 /// and older. . . . .", read "older...."; pdffill-demo's "More Colors..." in a pixel font, its
 /// dots split by colour fringes, stays).
 const ELLIPSIS_DOTS: usize = 3;
+const ELLIPSIS: char = '…';
 /// A run of full stops recognition read is a leader's from two dots evenly set: what a
 /// leader alone needs three of to tell it from specks, the reading already tells.
 const DOT_RUN_MIN_DOTS: usize = 2;
@@ -165,7 +166,7 @@ pub fn is_mark(chars: &[OcrChar]) -> bool {
 
 /// Whether recognised characters are full stops alone, as recognition reads a leader.
 pub fn is_read_as_dots(chars: &[OcrChar]) -> bool {
-    chars.iter().any(|c| c.ch != ' ') && chars.iter().all(|c| matches!(c.ch, '.' | '…' | ' '))
+    chars.iter().any(|c| c.ch != ' ') && chars.iter().all(|c| matches!(c.ch, '.' | ELLIPSIS | ' '))
 }
 
 /// Whether recognised characters are what a lone stroke is read as: one of `STROKE_READS`,
@@ -859,8 +860,8 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
     let mut chars = Vec::with_capacity(line.chars.len());
     let mut i = 0;
     while i < line.chars.len() {
-        let run = line.chars[i..].iter().take_while(|c| c.ch == '.').count();
-        if run >= 2 {
+        let run = dot_run(&line.chars[i..]);
+        if line.chars[i..i + run].iter().map(|c| if c.ch == ELLIPSIS { ELLIPSIS_DOTS } else { 1 }).sum::<usize>() >= 2 {
             let (first, last) = (&line.chars[i], &line.chars[i + run - 1]);
             let (a, b) = ((along(first.quad.0[0]) - pad).max(0.0), (along(last.quad.0[1]) + pad).min(1.0));
             let dots = |b: f32| {
@@ -884,6 +885,22 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
     }
     line.text = chars.iter().map(|c| c.ch).collect();
     line.chars = chars;
+}
+
+/// How many of `chars`, from the first, recognition read as a run of full stops or
+/// ellipses. A run holding an ellipsis reaches across single spaces to the next dots:
+/// recognition reads a tight leader's first dots as ellipses parted by spaces
+/// (rotated_page's "Medicaid … ……." for "Medicaid ......").
+fn dot_run(chars: &[OcrChar]) -> usize {
+    let dots = |from: usize| chars[from..].iter().take_while(|c| matches!(c.ch, '.' | ELLIPSIS)).count();
+    let mut end = dots(0);
+    while chars[..end].iter().any(|c| c.ch == ELLIPSIS) && chars.get(end).is_some_and(|c| c.ch == ' ') {
+        match dots(end + 1) {
+            0 => break,
+            more => end += 1 + more,
+        }
+    }
+    end
 }
 
 /// Whether a leader's line (`leader_of`) was read with spaces between its dots.
@@ -1444,6 +1461,10 @@ mod tests {
             "X..",
             "no leader runs on"
         );
+        let leader = label(&(0..10).map(|k| 46 + 6 * k).collect::<Vec<_>>());
+        let ellipses = [('X', 10.0, 42.0), ('…', 44.0, 62.0), (' ', 62.0, 66.0), ('…', 66.0, 84.0)];
+        assert_eq!(line_of(&leader, &ellipses), "X.......", "rotated_page's leader read as ellipses");
+        assert_eq!(line_of(&tight, &[('X', 10.0, 42.0), ('…', 44.0, 62.0)]), "X…", "an ellipsis stays");
         let mut among = label(&[46, 57, 68, 79]);
         paint(&mut among, 52, 8, 3, 15);
         assert_eq!(line_of(&among, &[('X', 10.0, 42.0), ('.', 44.0, 52.0), ('.', 54.0, 62.0)]), "X..");
