@@ -824,8 +824,8 @@ mod tests {
 
     /// What a crop 48 high holds in each 16 columns: a letter on the baseline (row 37), a
     /// full stop on it, a comma across it, a mark wholly below it, a hyphen raised to mid
-    /// x-height, an en dash there or lower (a minus sign), a raised dot, a tall narrow stroke (l, I) on the baseline or descending
-    /// (J), or nothing.
+    /// x-height, an en dash there or lower (a minus sign), a raised dot, a tall narrow stroke
+    /// (l, I) on the baseline or descending (J), or nothing.
     #[derive(Clone, Copy)]
     enum Ink {
         Letter,
@@ -933,8 +933,8 @@ mod tests {
     }
 
     /// Figures read `text`, each a blob 6 columns wide at its column in `columns` (the one at
-    /// `broken` in two strokes side by side), a step each at its first column, 8 columns a step; as
-    /// `spaces_between_figures` leaves them.
+    /// `broken` in two strokes side by side), a step each at its first column, 8 columns a
+    /// step; as `spaces_between_figures` leaves them.
     fn spaced_figures(text: &str, columns: &[u32], broken: Option<usize>) -> String {
         let mut img = RgbImage::from_pixel(columns.iter().max().map_or(0, |x| x + 24), 48, image::Rgb([255; 3]));
         let mut decoded = Vec::new();

@@ -860,8 +860,8 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
     let mut chars = Vec::with_capacity(line.chars.len());
     let mut i = 0;
     while i < line.chars.len() {
-        let run = dot_run(&line.chars[i..]);
-        if line.chars[i..i + run].iter().map(|c| if c.ch == ELLIPSIS { ELLIPSIS_DOTS } else { 1 }).sum::<usize>() >= 2 {
+        let (run, dots_read) = dot_run(&line.chars[i..]);
+        if dots_read >= 2 {
             let (first, last) = (&line.chars[i], &line.chars[i + run - 1]);
             let (a, b) = ((along(first.quad.0[0]) - pad).max(0.0), (along(last.quad.0[1]) + pad).min(1.0));
             let dots = |b: f32| {
@@ -888,10 +888,10 @@ pub fn dot_runs_to_leaders(img: &RgbImage, line: &mut OcrLine, ink: Ink) {
 }
 
 /// How many of `chars`, from the first, recognition read as a run of full stops or
-/// ellipses. A run holding an ellipsis reaches across single spaces to the next dots:
-/// recognition reads a tight leader's first dots as ellipses parted by spaces
-/// (rotated_page's "Medicaid … ……." for "Medicaid ......").
-fn dot_run(chars: &[OcrChar]) -> usize {
+/// ellipses, and the dots they stand for (an ellipsis three). A run holding an ellipsis
+/// reaches across single spaces to the next dots: recognition reads a tight leader's first
+/// dots as ellipses parted by spaces (rotated_page's "Medicaid … ……." for "Medicaid ......").
+fn dot_run(chars: &[OcrChar]) -> (usize, usize) {
     let dots = |from: usize| chars[from..].iter().take_while(|c| matches!(c.ch, '.' | ELLIPSIS)).count();
     let mut end = dots(0);
     while chars[..end].iter().any(|c| c.ch == ELLIPSIS) && chars.get(end).is_some_and(|c| c.ch == ' ') {
@@ -900,7 +900,8 @@ fn dot_run(chars: &[OcrChar]) -> usize {
             more => end += 1 + more,
         }
     }
-    end
+    let read = chars[..end].iter().map(|c| if c.ch == ELLIPSIS { ELLIPSIS_DOTS } else { usize::from(c.ch == '.') });
+    (end, read.sum())
 }
 
 /// Whether a leader's line (`leader_of`) was read with spaces between its dots.
