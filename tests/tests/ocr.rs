@@ -390,6 +390,26 @@ fn dashes_between_a_hyphens_length_and_an_en_dashs_are_told_against_the_pages_hy
     );
 }
 
+/// A letter the model merged with its double (CTC reads a repeat without a blank between as
+/// one) is doubled where two blobs of one shape stand under its steps
+/// (`glyphs::letters_doubled_by_ink`): population_growth's "Sikkim" read "Sikim"; issue-598's
+/// bitmap font, whose n's stems stand apart as two blobs alike, keeps its words.
+#[test]
+fn a_letter_read_once_for_two_glyphs_of_one_shape_is_doubled() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    page_ones_hold(
+        &corpus,
+        &engine(&dir),
+        &[
+            ("camelot/tests/files/population_growth.pdf", &["Sikkim", "Jammu and Kashmir"][..]),
+            (
+                "pdfplumber/tests/pdfs/issue-598-example.pdf",
+                &["into reality, we need science.", "a disciplined process"],
+            ),
+        ],
+    );
+}
+
 #[test]
 fn pdfs_without_usable_text_are_read_by_ocr() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };

@@ -2,8 +2,9 @@
 //! their shape, place and size: quotation marks (`quotes`), full stops and hyphens
 //! (`stops_and_hyphens`), hyphens and dashes (`dashes_by_length`), small letters and their
 //! same-shape capitals (`LetterHeights`), l and I read once for two strokes or for none
-//! (`strokes_by_ink`), daggers read as t (`daggers_read_as_t`); dashes too short to tell
-//! alone are told against the page's hyphens (`en_dashes_beside_page_hyphens`).
+//! (`strokes_by_ink`), other letters read once for two (`letters_doubled_by_ink`), daggers
+//! read as t (`daggers_read_as_t`); dashes too short to tell alone are told against the
+//! page's hyphens (`en_dashes_beside_page_hyphens`).
 
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -134,6 +135,23 @@ const STROKES_ALIKE: f32 = 0.1;
 /// ink of their own (their ink joined to a neighbour's) none was under 0.79 but for one
 /// beside another I.
 const PHANTOM_MAX_CONFIDENCE: f32 = 0.7;
+/// A letter repeated without a blank step between is read once (the CTC merges it): in a word
+/// of `DOUBLE_WORD_MIN` letters or more whose letter blobs outnumber its letters by exactly
+/// one, two neighbouring blobs alike (`STROKES_ALIKE`) where one letter stands are that
+/// letter twice (population_growth's "Sikkim" read "Sikim"); shorter words are too few
+/// letters to pair blobs with ...
+const DOUBLE_WORD_MIN: usize = 3;
+/// ... and their gap is no wider than this many times the word's widest other gap between
+/// letters: a broken H's two stems stand a crossbar apart.
+const DOUBLE_MAX_GAP: f32 = 1.0;
+/// ... and their ink is one shape: it overlaps this much or more (`CropInk::shape_overlap`;
+/// "Sikkim"'s k's 0.97 and 0.98; the stems of a broken n in issue-598's bitmap font up to
+/// 0.95, two letters of one box's size 0.9 at most) ...
+const DOUBLE_MIN_OVERLAP: f32 = 0.96;
+/// ... and the letter's steps are this many or more, running from the first blob's columns
+/// into the second's, as a letter read for two glyphs does ("Sikim"'s k; of the letters
+/// merely beside a blob alike, 19 in 416 on the corpus pages looked at had two steps or more).
+const DOUBLE_MIN_STEPS: usize = 2;
 /// Figures read without a space between them are told apart where their pitch shows one:
 /// most fonts' figures are tabular (one advance each), so in a run of `FIGURE_RUN_MIN` or
 /// more, each owning one blob, a pitch `FIGURE_SPACE_PITCH` times the run's median or more
@@ -295,6 +313,32 @@ impl CropInk {
         (0..self.boxes.len())
             .filter(|&j| self.boxes[j][2] < x0 && self.inside(&self.boxes[j]))
             .max_by_key(|&j| (self.boxes[j][2], self.boxes[j][3]))
+    }
+
+    /// How alike blobs `a` and `b` are in shape: the most their ink overlaps (the pixels both
+    /// cover over those either covers), their boxes' top-left corners set together within a
+    /// pixel either way.
+    fn shape_overlap(&self, a: usize, b: usize) -> f32 {
+        let pixels = |k: usize| {
+            let [x0, y0, x1, y1] = self.boxes[k];
+            let owner = &self.owner;
+            let w = self.w;
+            (y0..=y1)
+                .flat_map(move |y| (x0..=x1).map(move |x| (x, y)))
+                .filter(move |&(x, y)| owner[y * w + x] == k)
+                .map(move |(x, y)| ((x - x0) as isize, (y - y0) as isize))
+        };
+        let in_a: std::collections::HashSet<(isize, isize)> = pixels(a).collect();
+        let in_b: Vec<(isize, isize)> = pixels(b).collect();
+        let mut best = 0.0f32;
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                let both = in_b.iter().filter(|&&(x, y)| in_a.contains(&(x + dx, y + dy))).count();
+                let either = in_a.len() + in_b.len() - both;
+                best = best.max(both as f32 / either.max(1) as f32);
+            }
+        }
+        best
     }
 
     /// Blob `k`'s height in rows.
@@ -542,6 +586,98 @@ pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
     }
 }
 
+/// Letters the model read once for two alike side by side, told by their word's blobs
+/// (`blobs_to_doubled_letter`): the letter's steps are cut between the two blobs. l and I are
+/// told by their strokes (`strokes_by_ink`).
+pub fn letters_doubled_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
+    let words = words_of_letters(decoded);
+    if words.is_empty() {
+        return;
+    }
+    let ink = ink.get();
+    for word in words.into_iter().rev() {
+        let bound = |k: Option<usize>, end: f32| k.map_or(end, |k| middle(steps_span(decoded, k, step_px)));
+        let x0 = bound(word.start.checked_sub(1), 0.0);
+        let x1 = bound((word.end < decoded.len()).then_some(word.end), ink.w as f32);
+        let mut blobs: Vec<usize> = (0..ink.boxes.len())
+            .filter(|&b| ink.is_letter(&ink.boxes[b]) && (x0..x1).contains(&centre(&ink.boxes[b])))
+            .collect();
+        blobs.sort_by_key(|&b| ink.boxes[b][0]);
+        let boxes: Vec<[usize; 4]> = blobs.iter().map(|&b| ink.boxes[b]).collect();
+        let letters: Vec<usize> = word.filter(|&k| is_cased(decoded[k].ch)).collect();
+        let read: Vec<char> = letters.iter().map(|&k| decoded[k].ch).collect();
+        let Some(j) = blobs_to_doubled_letter(&read, &boxes, |j| {
+            let [first, last] = steps_span(decoded, letters[j], step_px);
+            let steps = decoded[letters[j]].last_step - decoded[letters[j]].first_step + 1;
+            steps >= DOUBLE_MIN_STEPS
+                && first < boxes[j][2] as f32
+                && last > boxes[j + 1][0] as f32
+                && ink.shape_overlap(blobs[j], blobs[j + 1]) >= DOUBLE_MIN_OVERLAP
+        }) else {
+            continue;
+        };
+        let k = letters[j];
+        if let Some(readings) = stroke_steps(decoded, k..k + 1, &boxes[j..j + 2], step_px) {
+            decoded.splice(k..k + 1, readings);
+        }
+    }
+}
+
+/// The words of `decoded` a doubled letter is looked for in: runs between spaces (or the
+/// line's ends) of `DOUBLE_WORD_MIN` letters or more (of scripts with case: a Chinese
+/// character's ink is many blobs), hyphens between them ("non-irrigated") and a full stop,
+/// comma, colon or semicolon after them or none (marks without a letter's ink).
+fn words_of_letters(decoded: &[Decoded]) -> Vec<Range<usize>> {
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < decoded.len() {
+        let len = decoded[i..].iter().take_while(|d| d.ch != ' ').count();
+        let mut word: Vec<char> = decoded[i..i + len].iter().map(|d| d.ch).collect();
+        if word.last().is_some_and(|c| matches!(c, '.' | ',' | ':' | ';')) {
+            word.pop();
+        }
+        let letters = word.iter().filter(|&&c| is_cased(c)).count();
+        let hyphened = word.split(|&c| c == HYPHEN).all(|part| !part.is_empty() && part.iter().all(|&c| is_cased(c)));
+        if letters >= DOUBLE_WORD_MIN && hyphened {
+            words.push(i..i + len);
+        }
+        i += len + 1;
+    }
+    words
+}
+
+/// Which letter of `read` stands for two of the letter blobs `blobs` (left to right): where
+/// they outnumber its letters by one, the one letter, paired with the blobs in order, whose two
+/// blobs are alike in tops, feet and widths (`STROKES_ALIKE`) no further apart than the other
+/// letters (`DOUBLE_MAX_GAP`), read for both by `twice` (given the letter's index: its steps
+/// and the blobs' shapes) and not repeated by its neighbours already; None where no letter or
+/// more than one is so.
+fn blobs_to_doubled_letter(read: &[char], blobs: &[[usize; 4]], twice: impl Fn(usize) -> bool) -> Option<usize> {
+    if blobs.len() != read.len() + 1 {
+        return None;
+    }
+    let gaps: Vec<f32> = blobs.windows(2).map(|p| p[1][0] as f32 - p[0][2] as f32).collect();
+    let alike = |a: &[usize; 4], b: &[usize; 4]| {
+        let near = STROKES_ALIKE * height(a).max(height(b));
+        [(a[1] as f32, b[1] as f32), (a[3] as f32, b[3] as f32), (width(a), width(b))]
+            .iter()
+            .all(|(p, q)| (p - q).abs() <= near)
+    };
+    let doubled = |j: usize| {
+        let widest_other = gaps.iter().enumerate().filter(|&(g, _)| g != j).map(|(_, &g)| g).fold(0.0, f32::max);
+        !matches!(read[j], 'l' | 'I')
+            && (j == 0 || read[j - 1] != read[j])
+            && read.get(j + 1) != Some(&read[j])
+            && alike(&blobs[j], &blobs[j + 1])
+            && gaps[j] <= DOUBLE_MAX_GAP * widest_other
+            && twice(j)
+    };
+    match (0..read.len()).filter(|&j| doubled(j)).collect::<Vec<_>>()[..] {
+        [j] => Some(j),
+        _ => None,
+    }
+}
+
 /// Word spaces the model left out between figures, put back where the figures' pitch shows
 /// them (`FIGURE_SPACE_PITCH`): issue_288's cells "11 111111111" read "11111111111".
 pub fn spaces_between_figures(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
@@ -642,6 +778,11 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
     }
 }
 
+/// Whether `c` is a letter of a script with case.
+fn is_cased(c: char) -> bool {
+    c.is_lowercase() || c.is_uppercase()
+}
+
 /// The middle of columns `[x0, x1]`.
 fn middle([x0, x1]: [f32; 2]) -> f32 {
     (x0 + x1) / 2.0
@@ -662,8 +803,8 @@ fn centre(b: &[usize; 4]) -> f32 {
     (b[0] + b[2] + 1) as f32 / 2.0
 }
 
-/// The readings of the run `decoded[run]` of one l or I, one for each of `strokes` (blob
-/// boxes, left to right): the run's steps are cut at the gaps between the strokes, the first
+/// The readings of the run `decoded[run]` of one letter (l or I, or any read once for two),
+/// one for each of `strokes` (blob boxes, left to right): the run's steps are cut at the gaps between the strokes, the first
 /// and the last reaching over their strokes into the blank steps beside the run; None where
 /// the steps between the run's neighbours are too few.
 fn stroke_steps(decoded: &[Decoded], run: Range<usize>, strokes: &[[usize; 4]], step_px: f32) -> Option<Vec<Decoded>> {
@@ -1064,6 +1205,63 @@ mod tests {
         assert_eq!(text(&doubled(vec![at('I', 1)], &[Stroke, Descender])), "I");
         // A single stroke, its neighbour's ink owned by the neighbour.
         assert_eq!(text(&doubled(decoded("al"), &[Letter, Stroke])), "al");
+    }
+
+    #[test]
+    fn a_letter_read_once_for_two_blobs_alike_is_doubled() {
+        use Ink::*;
+        let at = |ch, step| Decoded { ch, first_step: step, last_step: step, confidence: 0.9 };
+        let glyphs = [Letter, Stroke, Letter, Letter, Stroke, Letter];
+        let judged = |mut d: Vec<Decoded>| {
+            letters_doubled_by_ink(&mut d, &LineInk::new(&crop_of(&glyphs)), 8.0);
+            d
+        };
+        let text = |d: &[Decoded]| d.iter().map(|d| d.ch).collect::<String>();
+        // population_growth's "Sikkim" read "Sikim", the k's two steps running from the first
+        // k's ink into the second's.
+        let k = Decoded { last_step: 6, ..at('k', 5) };
+        let sikim = judged(vec![at('S', 0), at('i', 2), k, at('i', 8), at('m', 10)]);
+        assert_eq!(text(&sikim), "Sikkim");
+        let steps: Vec<_> = sikim.iter().map(|d| (d.first_step, d.last_step)).collect();
+        assert_eq!(steps, [(0, 0), (2, 2), (4, 5), (6, 7), (8, 8), (10, 10)]);
+        // A k read on one step read one glyph; one read twice already stays.
+        assert_eq!(text(&judged(vec![at('S', 0), at('i', 2), at('k', 5), at('i', 8), at('m', 10)])), "Sikim");
+        assert_eq!(text(&judged(decoded("Sikkim"))), "Sikkim");
+        // Two glyphs of one shape overlap whole; a stroke and a wider letter hardly.
+        let ink = CropInk::of(&crop_of(&[Letter, Letter, Stroke]));
+        let at_column = |x: usize| (0..ink.boxes.len()).find(|&k| ink.boxes[k][0] <= x && x <= ink.boxes[k][2]);
+        let (Some(a), Some(b), Some(c)) = (at_column(8), at_column(24), at_column(39)) else { panic!("three blobs") };
+        assert_eq!(ink.shape_overlap(a, b), 1.0);
+        assert!(ink.shape_overlap(a, c) < 0.5);
+    }
+
+    #[test]
+    fn only_one_letter_paired_with_two_blobs_alike_and_near_is_doubled() {
+        // A blob's columns, its top and its foot.
+        let blob = |x0, x1, top| [x0, top, x1, 40];
+        let (s, i, k, m) = (blob(0, 10, 10), blob(14, 17, 12), blob(21, 30, 8), blob(54, 70, 20));
+        let sikim = [s, i, k, blob(34, 43, 8), blob(47, 50, 12), m];
+        assert_eq!(blobs_to_doubled_letter(&['S', 'i', 'k', 'i', 'm'], &sikim, |_| true), Some(2));
+        assert_eq!(blobs_to_doubled_letter(&['S', 'i', 'k', 'i', 'm'], &sikim, |_| false), None, "not one shape");
+        assert_eq!(blobs_to_doubled_letter(&['S', 'i', 'k', 'k', 'i', 'm'], &sikim, |_| true), None, "as many letters");
+        // A broken H's stems stand a crossbar apart, wider than the letters'.
+        let (a, b) = (blob(0, 9, 20), blob(37, 46, 20));
+        assert_eq!(
+            blobs_to_doubled_letter(&['a', 'H', 'a'], &[a, blob(13, 16, 8), blob(30, 33, 8), b], |_| true),
+            None
+        );
+        // A letter its neighbour repeats is not tripled; of two letters alike, neither is doubled.
+        let o = |x0| blob(x0, x0 + 9, 20);
+        assert_eq!(blobs_to_doubled_letter(&['t', 'o', 'o'], &[blob(0, 5, 10), o(9), o(22), o(35)], |_| true), None);
+        assert_eq!(blobs_to_doubled_letter(&['n', 'u'], &[o(0), o(13), o(26)], |_| true), None);
+        // l and I are told by their strokes.
+        assert_eq!(blobs_to_doubled_letter(&['a', 'l'], &[o(0), blob(13, 16, 8), blob(20, 23, 8)], |_| true), None);
+    }
+
+    #[test]
+    fn the_words_looked_at_for_doubled_letters_hold_only_letters_and_hyphens_between() {
+        let words = words_of_letters(&decoded("Sikim, non-irigated x ab ok! can't -ab Hello."));
+        assert_eq!(words, [0..6, 7..19, 39..45]);
     }
 
     #[test]

@@ -637,6 +637,7 @@ impl Engine {
                     heights.standing(d, i)
                 });
                 glyphs::strokes_by_ink(&mut decoded, &ink, step_px);
+                glyphs::letters_doubled_by_ink(&mut decoded, &ink, step_px);
                 glyphs::daggers_read_as_t(&mut decoded, &ink, step_px);
                 let dashes = glyphs::judge_marks(&mut decoded, &ink, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
