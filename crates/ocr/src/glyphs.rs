@@ -372,15 +372,7 @@ impl CropInk {
         let mut boxes: Vec<[usize; 4]> = owned.iter().map(|&k| self.boxes[k]).collect();
         boxes.sort_by_key(|b| b[0]);
         let alike = |strokes: &[[usize; 4]]| {
-            let near = STROKES_ALIKE * strokes.iter().map(height).fold(0.0, f32::max);
-            let spread = |of: &dyn Fn(&[usize; 4]) -> f32| {
-                let (lo, hi) = strokes.iter().map(of).fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
-                hi - lo <= near
-            };
-            strokes.iter().all(|b| width(b) <= STROKE_MAX_WIDTH * height(b))
-                && spread(&|b| b[1] as f32)
-                && spread(&|b| b[3] as f32)
-                && spread(&width)
+            strokes.iter().all(|b| width(b) <= STROKE_MAX_WIDTH * height(b)) && boxes_alike(strokes)
         };
         let strokes = (2..=boxes.len()).take_while(|&n| alike(&boxes[..n])).last()?;
         boxes.truncate(strokes);
@@ -657,18 +649,12 @@ fn blobs_to_doubled_letter(read: &[char], blobs: &[[usize; 4]], twice: impl Fn(u
         return None;
     }
     let gaps: Vec<f32> = blobs.windows(2).map(|p| p[1][0] as f32 - p[0][2] as f32).collect();
-    let alike = |a: &[usize; 4], b: &[usize; 4]| {
-        let near = STROKES_ALIKE * height(a).max(height(b));
-        [(a[1] as f32, b[1] as f32), (a[3] as f32, b[3] as f32), (width(a), width(b))]
-            .iter()
-            .all(|(p, q)| (p - q).abs() <= near)
-    };
     let doubled = |j: usize| {
         let widest_other = gaps.iter().enumerate().filter(|&(g, _)| g != j).map(|(_, &g)| g).fold(0.0, f32::max);
         !matches!(read[j], 'l' | 'I')
             && (j == 0 || read[j - 1] != read[j])
             && read.get(j + 1) != Some(&read[j])
-            && alike(&blobs[j], &blobs[j + 1])
+            && boxes_alike(&blobs[j..j + 2])
             && gaps[j] <= DOUBLE_MAX_GAP * widest_other
             && twice(j)
     };
@@ -776,6 +762,17 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
             decoded[i].ch = DAGGER;
         }
     }
+}
+
+/// Whether blob boxes `boxes` agree in tops, feet and widths within `STROKES_ALIKE` of the
+/// tallest's height.
+fn boxes_alike(boxes: &[[usize; 4]]) -> bool {
+    let near = STROKES_ALIKE * boxes.iter().map(height).fold(0.0, f32::max);
+    let spread = |of: &dyn Fn(&[usize; 4]) -> f32| {
+        let (lo, hi) = boxes.iter().map(of).fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        hi - lo <= near
+    };
+    spread(&|b| b[1] as f32) && spread(&|b| b[3] as f32) && spread(&width)
 }
 
 /// Whether `c` is a letter of a script with case.
