@@ -410,6 +410,19 @@ fn a_letter_read_once_for_two_glyphs_of_one_shape_is_doubled() {
     );
 }
 
+/// Lone letters recognition reads unsurely take the reading of the page's sure ones of the
+/// same ink (`likes::lone_glyphs_read_by_their_likes`): medicine.pdf's "Y" cells, five of
+/// its 59 read "y" or "Y" at 0.34–0.49 and left out before.
+#[test]
+fn lone_letters_read_unsurely_read_as_the_pages_sure_ones_of_their_ink() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("camelot/tests/files/medicine.pdf");
+    let cells = |text: &str| text.split_whitespace().filter(|w| *w == "Y").count();
+    let (ocr, native) = (page_one_by_ocr(&path, &engine(&dir)), page_one_native(&path));
+    assert_eq!(cells(&ocr), cells(&native), "{ocr}");
+    assert!(!ocr.split_whitespace().any(|w| w == "y"), "{ocr}");
+}
+
 #[test]
 fn pdfs_without_usable_text_are_read_by_ocr() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };

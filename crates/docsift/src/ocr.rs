@@ -81,7 +81,7 @@ async fn read_lines(
         }
         lines
     };
-    Ok(docsift_ocr::lines_of_page(lines.into_iter().flatten().collect()))
+    Ok(docsift_ocr::lines_of_page(img, lines.into_iter().flatten().collect()))
 }
 
 /// The resolution to render a page at: that of its largest image when it is a scan.

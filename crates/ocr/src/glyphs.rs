@@ -166,6 +166,22 @@ const FIGURE_MAX_ASPECT: f32 = 1.0;
 /// (detect_vertical_false's "2012"), tabular ones' within a tenth.
 const FIGURE_PITCH_SPREAD: f32 = 0.15;
 
+/// How alike two shapes are, each its ink's pixels from its top-left corner: the most they
+/// overlap (the pixels both cover over those either covers), set together within a pixel
+/// either way.
+pub(crate) fn best_overlap(a: &[(isize, isize)], b: &[(isize, isize)]) -> f32 {
+    let in_a: std::collections::HashSet<(isize, isize)> = a.iter().copied().collect();
+    let mut best = 0.0f32;
+    for dx in -1..=1 {
+        for dy in -1..=1 {
+            let both = b.iter().filter(|&&(x, y)| in_a.contains(&(x + dx, y + dy))).count();
+            let either = in_a.len() + b.len() - both;
+            best = best.max(both as f32 / either.max(1) as f32);
+        }
+    }
+    best
+}
+
 /// A line's crop and its ink, labelled when first asked and only then, once for all the
 /// judges of its letters and marks.
 pub(crate) struct LineInk<'a> {
@@ -315,9 +331,8 @@ impl CropInk {
             .max_by_key(|&j| (self.boxes[j][2], self.boxes[j][3]))
     }
 
-    /// How alike blobs `a` and `b` are in shape: the most their ink overlaps (the pixels both
-    /// cover over those either covers), their boxes' top-left corners set together within a
-    /// pixel either way.
+    /// How alike blobs `a` and `b` are in shape (`best_overlap`), from their boxes' top-left
+    /// corners.
     fn shape_overlap(&self, a: usize, b: usize) -> f32 {
         let pixels = |k: usize| {
             let [x0, y0, x1, y1] = self.boxes[k];
@@ -328,17 +343,7 @@ impl CropInk {
                 .filter(move |&(x, y)| owner[y * w + x] == k)
                 .map(move |(x, y)| ((x - x0) as isize, (y - y0) as isize))
         };
-        let in_a: std::collections::HashSet<(isize, isize)> = pixels(a).collect();
-        let in_b: Vec<(isize, isize)> = pixels(b).collect();
-        let mut best = 0.0f32;
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                let both = in_b.iter().filter(|&&(x, y)| in_a.contains(&(x + dx, y + dy))).count();
-                let either = in_a.len() + in_b.len() - both;
-                best = best.max(both as f32 / either.max(1) as f32);
-            }
-        }
-        best
+        best_overlap(&pixels(a).collect::<Vec<_>>(), &pixels(b).collect::<Vec<_>>())
     }
 
     /// Blob `k`'s height in rows.

@@ -12,6 +12,7 @@ mod gutters;
 mod initials;
 mod jpeg2000;
 mod layout;
+mod likes;
 mod look_alikes;
 mod marks;
 mod numbers;
@@ -312,7 +313,7 @@ impl Engine {
             }
             lines.extend(self.recognize_batch(img, batch).await?);
         }
-        Ok(lines_of_page(lines))
+        Ok(lines_of_page(img, lines))
     }
 
     /// Text regions as quads in reading order of their text (vertical crops turned), found
@@ -543,7 +544,8 @@ impl Engine {
             .collect()
     }
 
-    /// Recognises a batch; lines read as nothing or as noise, rings read as a zero
+    /// Recognises a batch; lines read as nothing or as noise (but a lone letter or figure,
+    /// kept for `lines_of_page` to read by its likes), rings read as a zero
     /// (`marks::is_ring_read_as_zero`), marks not read as marks (`marks::is_mark`), strokes
     /// not read as one (`marks::is_stroke`) and drop capitals not read as a capital
     /// (`initials::is_initial`) are left out. Bullets, dashes and dot leaders are read by their
@@ -670,12 +672,14 @@ impl Engine {
     }
 }
 
-/// A page's lines from what its batches read (`Engine::recognize_batch`): East Asian
+/// A page's lines from what its batches read (`Engine::recognize_batch`): lone glyphs read
+/// unsurely read as the page's sure ones of their ink, or left out (see `likes`); East Asian
 /// look-alikes on a page of Latin print read as Latin (see `look_alikes`), drop capitals
 /// joined to their lines (see `initials`), leaders read beside lines given back the dots the
 /// lines' boxes cut (see `marks::leaders_joined`), and numbers whose commas were read as full
 /// stops given the page's separators (see `numbers`).
-pub fn lines_of_page(mut lines: Vec<OcrLine>) -> Vec<OcrLine> {
+pub fn lines_of_page(img: &RgbImage, lines: Vec<OcrLine>) -> Vec<OcrLine> {
+    let mut lines = likes::lone_glyphs_read_by_their_likes(img, lines);
     glyphs::en_dashes_beside_page_hyphens(&mut lines);
     let lines = marks::leaders_joined(initials::initials_to_lines(look_alikes::look_alikes_to_latin(lines)));
     numbers::separators_to_page_convention(lines)
@@ -778,7 +782,7 @@ fn decoded_to_line(quad: &Quad, decoded: &[rec::Decoded], gaps: &rec::InkGaps, l
         return None;
     }
     let confidence = decoded.iter().map(|d| d.confidence).sum::<f32>() / decoded.len() as f32;
-    if confidence < MIN_LINE_CONFIDENCE {
+    if confidence < MIN_LINE_CONFIDENCE && !likes::may_be_read_by_likes(decoded) {
         return None;
     }
     // Each character in input columns: to where the next one starts, but not past its own
