@@ -166,14 +166,14 @@ const FIGURE_MAX_ASPECT: f32 = 1.0;
 /// (detect_vertical_false's "2012"), tabular ones' within a tenth.
 const FIGURE_PITCH_SPREAD: f32 = 0.15;
 
-/// How alike two shapes are, each its ink's pixels from its top-left corner: the most they
-/// overlap (the pixels both cover over those either covers), set together within a pixel
-/// either way.
-pub(crate) fn best_overlap(a: &[(isize, isize)], b: &[(isize, isize)]) -> f32 {
+/// How alike two shapes are, each its ink's pixels from one point they share (a corner, a
+/// centre): the most they overlap (the pixels both cover over those either covers), set
+/// together within `reach` pixels either way.
+pub(crate) fn best_overlap(a: &[(isize, isize)], b: &[(isize, isize)], reach: isize) -> f32 {
     let in_a: std::collections::HashSet<(isize, isize)> = a.iter().copied().collect();
     let mut best = 0.0f32;
-    for dx in -1..=1 {
-        for dy in -1..=1 {
+    for dx in -reach..=reach {
+        for dy in -reach..=reach {
             let both = b.iter().filter(|&&(x, y)| in_a.contains(&(x + dx, y + dy))).count();
             let either = in_a.len() + b.len() - both;
             best = best.max(both as f32 / either.max(1) as f32);
@@ -343,7 +343,7 @@ impl CropInk {
                 .filter(move |&(x, y)| owner[y * w + x] == k)
                 .map(move |(x, y)| ((x - x0) as isize, (y - y0) as isize))
         };
-        best_overlap(&pixels(a).collect::<Vec<_>>(), &pixels(b).collect::<Vec<_>>())
+        best_overlap(&pixels(a).collect::<Vec<_>>(), &pixels(b).collect::<Vec<_>>(), 1)
     }
 
     /// Blob `k`'s height in rows.

@@ -1,7 +1,8 @@
 //! Lone glyphs read unsurely, read again by the page's surely read lone glyphs of the same
 //! ink. Recognition reads a glyph alone in its box (a table's "Y" cells) without the word that
 //! tells its case and its kin: medicine.pdf's "Y" cells, one font, one size, read "Y" at
-//! 0.86–0.95 in most rows and "y", "Y" or "V" at 0.34–0.49 in others. A lone glyph read under
+//! 0.86–0.95 in most rows and "y", "Y" or "V" at 0.34–0.49 in others; clockwise_table_1's
+//! asterisk cells read as 大 surely in some rows and at 0.38 in others. A lone glyph read under
 //! `MIN_LINE_CONFIDENCE` is kept from recognition only until here: it takes the reading of a
 //! sure one whose ink it matches, and is left out where none does.
 
@@ -18,13 +19,20 @@ use crate::{MIN_LINE_CONFIDENCE, OcrChar, OcrLine};
 /// 0.34–0.49).
 const LIKE_MIN_CONFIDENCE: f32 = 0.8;
 /// ... where their ink overlaps this much or more (`glyphs::best_overlap`, the pixels both
-/// cover over those either covers): medicine.pdf's "Y"s, one glyph at other phases of the
-/// pixel grid, 0.80–0.93; over page 1 of the 284 corpus PDFs no other unsure glyph reached
-/// 0.69 with a sure one, nor 0.48 with one of another reading ...
+/// cover over those either covers, `LIKE_SCALE` and `LIKE_REACH`): over page 1 of the 284
+/// corpus PDFs, 32 lone glyphs read unsurely, the same glyph printed again overlapped 0.81–0.96
+/// (medicine's "Y"s, two tables' asterisks), different ones 0.47 at most (issue-192's "3" and
+/// "2") ...
 const LIKE_MIN_OVERLAP: f32 = 0.75;
 /// ... of at most this many of the surest per character read, so a page of many like cells
 /// costs a few comparisons per unsure one.
 const LIKES_PER_CHAR: usize = 8;
+/// Glyphs are compared sampled this many times finer than the page's pixels, set together at
+/// their ink's centres: compared at the page's pixels from their boxes' corners, the small
+/// asterisks printed again overlapped 0.51–0.68, the "Y"s 0.80–0.93 ...
+const LIKE_SCALE: usize = 3;
+/// ... and moved up to this many fine pixels either way (two thirds of a page pixel).
+const LIKE_REACH: isize = 2;
 
 /// Whether what a line read unsurely is one letter or figure, kept from recognition for
 /// `lone_glyphs_read_by_their_likes`.
@@ -32,21 +40,29 @@ pub fn may_be_read_by_likes(decoded: &[crate::rec::Decoded]) -> bool {
     matches!(decoded, [d] if d.ch.is_alphanumeric())
 }
 
-/// The letter or figure a line holds alone, if it does.
-fn lone_glyph(line: &OcrLine) -> Option<char> {
+/// The character a line holds alone, spaces aside, if it does.
+fn lone_char(line: &OcrLine) -> Option<char> {
     let mut read = line.chars.iter().filter(|c| c.ch != ' ');
     match (read.next(), read.next()) {
-        (Some(c), None) if c.ch.is_alphanumeric() => Some(c.ch),
+        (Some(c), None) => Some(c.ch),
         _ => None,
     }
 }
 
-/// A sure lone glyph: what it reads, how surely, and its ink (`glyph_ink`).
+/// The letter or figure a line holds alone, if it does.
+fn lone_glyph(line: &OcrLine) -> Option<char> {
+    lone_char(line).filter(|c| c.is_alphanumeric())
+}
+
+/// A sure lone glyph: what it reads, how surely, its ink (`glyph_ink`), and what it reads in
+/// Latin script where it read as an East Asian look-alike (`OcrLine::latin`), for the page
+/// to choose between (`look_alikes`).
 #[cfg_attr(test, derive(Clone))]
 struct Like {
     ch: char,
     confidence: f32,
     ink: Vec<(isize, isize)>,
+    latin: Option<(char, f32)>,
 }
 
 /// The page's sure lone glyphs (`LIKE_MIN_CONFIDENCE`), the surest `LIKES_PER_CHAR` of each
@@ -63,39 +79,47 @@ fn sure_likes(img: &RgbImage, lines: &[OcrLine]) -> Vec<Like> {
         .flat_map(|(ch, mut ls)| {
             ls.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
             ls.truncate(LIKES_PER_CHAR);
-            ls.into_iter().filter_map(move |l| Some(Like { ch, confidence: l.confidence, ink: glyph_ink(img, l)? }))
+            ls.into_iter().filter_map(move |l| {
+                let latin = l.latin.as_deref().and_then(|latin| Some((lone_char(latin)?, latin.confidence)));
+                Some(Like { ch, confidence: l.confidence, ink: glyph_ink(img, l)?, latin })
+            })
         })
         .collect()
 }
 
-/// What a glyph of `ink` reads as by the likes it matches: the character of the one it
-/// overlaps most, where that reaches `LIKE_MIN_OVERLAP`, with the lesser of the overlap and
-/// that like's confidence.
-fn ink_to_like_reading(ink: &[(isize, isize)], likes: &[Like]) -> Option<(char, f32)> {
+/// The like a glyph of `ink` matches: the one it overlaps most, where that reaches
+/// `LIKE_MIN_OVERLAP`, and the overlap.
+fn ink_to_like<'a>(ink: &[(isize, isize)], likes: &'a [Like]) -> Option<(&'a Like, f32)> {
     let (like, overlap) =
-        likes.iter().map(|like| (like, best_overlap(&like.ink, ink))).max_by(|a, b| a.1.total_cmp(&b.1))?;
-    (overlap >= LIKE_MIN_OVERLAP).then(|| (like.ch, overlap.min(like.confidence)))
+        likes.iter().map(|like| (like, best_overlap(&like.ink, ink, LIKE_REACH))).max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (overlap >= LIKE_MIN_OVERLAP).then_some((like, overlap))
 }
 
-/// A line's ink within its box on the page: the pixels of the blobs clear of its crop's
-/// edges (a cell's rules reach them), from the ink's top-left corner; None where it has none.
+/// A lone glyph's line read as `ch`, at `confidence`.
+fn read_as(line: &OcrLine, ch: char, confidence: f32) -> OcrLine {
+    let chars = line.chars.iter().filter(|c| c.ch != ' ').map(|c| OcrChar { ch, confidence, ..c.clone() }).collect();
+    OcrLine { text: ch.to_string(), chars, confidence, latin: None, dashes: Vec::new(), ..line.clone() }
+}
+
+/// A line's ink within its box on the page, sampled `LIKE_SCALE` times finer: the pixels of
+/// the blobs clear of its crop's edges (a cell's rules reach them), from the ink's centre;
+/// None where it has none.
 fn glyph_ink(img: &RgbImage, line: &OcrLine) -> Option<Vec<(isize, isize)>> {
     let q = &line.quad;
-    let (w, h) = (q.width().round().max(1.0) as usize, q.height().round().max(1.0) as usize);
-    let ink = CropInk::of(&crop_quad(img, q, w, h));
+    let side = |v: f32| (v * LIKE_SCALE as f32).round().max(1.0) as usize;
+    let ink = CropInk::of(&crop_quad(img, q, side(q.width()), side(q.height())));
     let clear = |b: &[usize; 4]| b[0] > 0 && b[1] > 0 && b[2] + 1 < ink.w && b[3] + 1 < ink.h;
     let kept: Vec<usize> = (0..ink.boxes.len()).filter(|&k| clear(&ink.boxes[k])).collect();
-    let x0 = kept.iter().map(|&k| ink.boxes[k][0]).min()?;
-    let y0 = kept.iter().map(|&k| ink.boxes[k][1]).min()?;
-    let pixels = (0..ink.owner.len())
-        .filter(|&i| kept.contains(&ink.owner[i]))
-        .map(|i| ((i % ink.w) as isize - x0 as isize, (i / ink.w) as isize - y0 as isize))
-        .collect();
-    Some(pixels)
+    let pixels: Vec<(usize, usize)> =
+        (0..ink.owner.len()).filter(|&i| kept.contains(&ink.owner[i])).map(|i| (i % ink.w, i / ink.w)).collect();
+    let n = pixels.len().max(1) as f32;
+    let centre = |v: usize| (v as f32 / n).round() as isize;
+    let (cx, cy) = (centre(pixels.iter().map(|p| p.0).sum()), centre(pixels.iter().map(|p| p.1).sum()));
+    (!pixels.is_empty()).then(|| pixels.iter().map(|&(x, y)| (x as isize - cx, y as isize - cy)).collect())
 }
 
 /// The page's lines with each lone glyph read under `MIN_LINE_CONFIDENCE` read as the sure
-/// lone glyph whose ink it matches (`ink_to_like_reading`), or left out where none does;
+/// lone glyph whose ink it matches (`ink_to_like`), or left out where none does;
 /// other lines as they are.
 pub fn lone_glyphs_read_by_their_likes(img: &RgbImage, lines: Vec<OcrLine>) -> Vec<OcrLine> {
     let unsure = |l: &OcrLine| l.confidence < MIN_LINE_CONFIDENCE && lone_glyph(l).is_some();
@@ -103,12 +127,14 @@ pub fn lone_glyphs_read_by_their_likes(img: &RgbImage, lines: Vec<OcrLine>) -> V
         return lines;
     }
     let likes = sure_likes(img, &lines);
-    let read_by_likes = |line: OcrLine| {
-        let (ch, confidence) = ink_to_like_reading(&glyph_ink(img, &line)?, &likes)?;
-        let chars = line.chars.into_iter().filter(|c| c.ch != ' ').map(|c| OcrChar { ch, confidence, ..c }).collect();
-        Some(OcrLine { text: ch.to_string(), chars, confidence, latin: None, ..line })
+    // Read as its like, the lesser of their overlap and the like's confidence; its Latin
+    // reading too, where the like has one.
+    let read_by_likes = |line: &OcrLine| {
+        let (like, overlap) = ink_to_like(&glyph_ink(img, line)?, &likes)?;
+        let latin = like.latin.map(|(ch, confidence)| Box::new(read_as(line, ch, confidence.min(overlap))));
+        Some(OcrLine { latin, ..read_as(line, like.ch, like.confidence.min(overlap)) })
     };
-    lines.into_iter().filter_map(|l| if unsure(&l) { read_by_likes(l) } else { Some(l) }).collect()
+    lines.into_iter().filter_map(|l| if unsure(&l) { read_by_likes(&l) } else { Some(l) }).collect()
 }
 
 #[cfg(test)]
@@ -159,18 +185,27 @@ mod tests {
     }
 
     #[test]
-    fn a_glyph_takes_the_reading_of_the_like_it_overlaps_most_when_near_enough() {
+    fn a_lone_glyph_read_by_a_like_read_as_a_look_alike_takes_its_latin_reading_too() {
+        let mut img = RgbImage::from_pixel(120, 40, image::Rgb([250, 250, 250]));
+        glyph(&mut img, 20, 4);
+        glyph(&mut img, 60, 4);
+        let sure = OcrLine { latin: Some(Box::new(line("*", glyph_box(20), 0.9))), ..line("大", glyph_box(20), 0.95) };
+        let read = lone_glyphs_read_by_their_likes(&img, vec![sure, line("大", glyph_box(60), 0.3)]);
+        let latin = read[1].latin.as_deref();
+        assert_eq!(latin.map(|l| (l.text.as_str(), l.quad)), Some(("*", glyph_box(60))), "{read:?}");
+        assert_eq!(read[1].text, "大");
+    }
+
+    #[test]
+    fn a_glyph_matches_the_like_it_overlaps_most_when_near_enough() {
         let bar =
             |w: isize, h: isize| -> Vec<(isize, isize)> { (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).collect() };
-        let likes =
-            [Like { ch: 'I', confidence: 0.9, ink: bar(3, 16) }, Like { ch: 'l', confidence: 0.85, ink: bar(3, 20) }];
-        assert_eq!(ink_to_like_reading(&bar(3, 19), &likes), Some(('l', 0.85)));
-        assert_eq!(ink_to_like_reading(&bar(3, 17), &likes), Some(('I', 0.9)), "its overlap 16/17 over the like's 0.9");
-        let few = [Like { confidence: 0.99, ..likes[0].clone() }];
-        let read = ink_to_like_reading(&bar(3, 17), &few);
-        let overlap = |(ch, c): (char, f32)| ch == 'I' && (c - 16.0 / 17.0).abs() < 1e-5;
-        assert!(read.is_some_and(overlap), "the overlap under the like's 0.99: {read:?}");
-        assert_eq!(ink_to_like_reading(&bar(6, 16), &likes), None, "twice as wide");
-        assert_eq!(ink_to_like_reading(&bar(3, 16), &[]), None);
+        let like = |ch, h| Like { ch, confidence: 0.9, ink: bar(3, h), latin: None };
+        let likes = [like('I', 16), like('l', 20)];
+        let matched = |ink: Vec<(isize, isize)>| ink_to_like(&ink, &likes).map(|(l, overlap)| (l.ch, overlap));
+        assert_eq!(matched(bar(3, 19)), Some(('l', 0.95)));
+        assert_eq!(matched(bar(3, 17)), Some(('I', 16.0 / 17.0)));
+        assert_eq!(matched(bar(6, 16)), None, "twice as wide");
+        assert!(ink_to_like(&bar(3, 16), &[]).is_none());
     }
 }
