@@ -101,14 +101,9 @@ pub fn initials_beside_lines(img: &RgbImage, quads: &[Quad], ink: Ink) -> Vec<Qu
 /// capital (or a small letter of a capital's shape, which only size tells apart), read
 /// with `INITIAL_MIN_CONFIDENCE`.
 pub fn is_initial(line: &OcrLine) -> bool {
-    let mut read = line.chars.iter().filter(|c| c.ch != ' ');
-    match (read.next(), read.next()) {
-        (Some(c), None) => {
-            c.confidence >= INITIAL_MIN_CONFIDENCE
-                && (c.ch.is_uppercase() || crate::rec::SAME_SHAPE_SMALL.contains(&c.ch))
-        }
-        _ => false,
-    }
+    crate::lone_char(&line.chars).is_some_and(|c| {
+        c.confidence >= INITIAL_MIN_CONFIDENCE && (c.ch.is_uppercase() || crate::rec::SAME_SHAPE_SMALL.contains(&c.ch))
+    })
 }
 
 /// Drop capitals (lines of one letter, `is_initial`, beside another line's start: see

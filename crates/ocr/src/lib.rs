@@ -91,6 +91,15 @@ pub struct OcrChar {
     pub confidence: f32,
 }
 
+/// The one character read, spaces aside, where only one was.
+pub(crate) fn lone_char(chars: &[OcrChar]) -> Option<&OcrChar> {
+    let mut read = chars.iter().filter(|c| c.ch != ' ');
+    match (read.next(), read.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
+}
+
 /// A recognised text line; `quad` is in the text's reading order (see `Quad`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct OcrLine {

@@ -12,7 +12,7 @@ use image::RgbImage;
 
 use crate::glyphs::{CropInk, best_overlap};
 use crate::rec::crop_quad;
-use crate::{MIN_LINE_CONFIDENCE, OcrChar, OcrLine};
+use crate::{MIN_LINE_CONFIDENCE, OcrChar, OcrLine, lone_char};
 
 /// A lone glyph read this surely or more reads the lone glyphs whose ink it matches: a
 /// reading as sure as a detected word's (medicine.pdf's sure "Y"s 0.69–0.95, its unsure ones
@@ -40,18 +40,9 @@ pub fn may_be_read_by_likes(decoded: &[crate::rec::Decoded]) -> bool {
     matches!(decoded, [d] if d.ch.is_alphanumeric())
 }
 
-/// The character a line holds alone, spaces aside, if it does.
-fn lone_char(line: &OcrLine) -> Option<char> {
-    let mut read = line.chars.iter().filter(|c| c.ch != ' ');
-    match (read.next(), read.next()) {
-        (Some(c), None) => Some(c.ch),
-        _ => None,
-    }
-}
-
 /// The letter or figure a line holds alone, if it does.
 fn lone_glyph(line: &OcrLine) -> Option<char> {
-    lone_char(line).filter(|c| c.is_alphanumeric())
+    lone_char(&line.chars).map(|c| c.ch).filter(|c| c.is_alphanumeric())
 }
 
 /// A sure lone glyph: what it reads, how surely, its ink (`glyph_ink`), and what it reads in
@@ -80,7 +71,7 @@ fn sure_likes(img: &RgbImage, lines: &[OcrLine]) -> Vec<Like> {
             ls.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
             ls.truncate(LIKES_PER_CHAR);
             ls.into_iter().filter_map(move |l| {
-                let latin = l.latin.as_deref().and_then(|latin| Some((lone_char(latin)?, latin.confidence)));
+                let latin = l.latin.as_deref().and_then(|latin| Some((lone_char(&latin.chars)?.ch, latin.confidence)));
                 Some(Like { ch, confidence: l.confidence, ink: glyph_ink(img, l)?, latin })
             })
         })
@@ -109,9 +100,11 @@ fn glyph_ink(img: &RgbImage, line: &OcrLine) -> Option<Vec<(isize, isize)>> {
     let side = |v: f32| (v * LIKE_SCALE as f32).round().max(1.0) as usize;
     let ink = CropInk::of(&crop_quad(img, q, side(q.width()), side(q.height())));
     let clear = |b: &[usize; 4]| b[0] > 0 && b[1] > 0 && b[2] + 1 < ink.w && b[3] + 1 < ink.h;
-    let kept: Vec<usize> = (0..ink.boxes.len()).filter(|&k| clear(&ink.boxes[k])).collect();
-    let pixels: Vec<(usize, usize)> =
-        (0..ink.owner.len()).filter(|&i| kept.contains(&ink.owner[i])).map(|i| (i % ink.w, i / ink.w)).collect();
+    let kept: Vec<bool> = ink.boxes.iter().map(clear).collect();
+    let pixels: Vec<(usize, usize)> = (0..ink.owner.len())
+        .filter(|&i| kept.get(ink.owner[i]).copied().unwrap_or(false))
+        .map(|i| (i % ink.w, i / ink.w))
+        .collect();
     let n = pixels.len().max(1) as f32;
     let centre = |v: usize| (v as f32 / n).round() as isize;
     let (cx, cy) = (centre(pixels.iter().map(|p| p.0).sum()), centre(pixels.iter().map(|p| p.1).sum()));

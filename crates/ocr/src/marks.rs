@@ -172,11 +172,7 @@ pub fn is_read_as_dots(chars: &[OcrChar]) -> bool {
 /// Whether recognised characters are what a lone stroke is read as: one of `STROKE_READS`,
 /// read with `STROKE_MIN_CONFIDENCE`.
 pub fn is_stroke(chars: &[OcrChar]) -> bool {
-    let mut read = chars.iter().filter(|c| c.ch != ' ');
-    match (read.next(), read.next()) {
-        (Some(c), None) => STROKE_READS.contains(&c.ch) && c.confidence >= STROKE_MIN_CONFIDENCE,
-        _ => false,
-    }
+    crate::lone_char(chars).is_some_and(|c| STROKE_READS.contains(&c.ch) && c.confidence >= STROKE_MIN_CONFIDENCE)
 }
 
 /// What ink beside the lines is taken for.
