@@ -880,6 +880,26 @@ fn a_table_page_turned_a_quarter_reads_along_its_rows() {
     assert!(c <= 0.02, "CER {c:.4}: {got}");
 }
 
+/// Cells of a figure set close down a table's column, which DB drew as one box turned a
+/// quarter (`stacks::quads_cut_at_rows`): nics-background-checks read Kansas's "2 2" above
+/// Kentucky's "2" as "223 22" in a row of neither, and on its page shown turned a quarter
+/// Rhode Island's "2" and South Carolina's "6" as one "26"; and figures grouped in thousands
+/// read with an unsure space after the comma ("2, 152", `numbers`). Each row as its text
+/// layer has it, on both pages.
+#[test]
+fn figures_stacked_down_a_column_read_one_per_row() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    for file in ["nics-background-checks-2015-11.pdf", "nics-background-checks-2015-11-rotated.pdf"] {
+        let path = corpus.join("pdfplumber/tests/pdfs").join(file);
+        let (native, ocr) = (page_one_native(&path), collapse_ws(&page_one_by_ocr(&path, &models)));
+        let rows = ["Delaware", "Kansas", "Kentucky", "Louisiana", "Rhode Island", "South Carolina"];
+        for row in native.lines().filter(|l| rows.iter().any(|r| l.starts_with(r))) {
+            assert!(ocr.contains(&collapse_ws(row)), "{file}: {row:?} missing from {ocr}");
+        }
+    }
+}
+
 /// Full stops and hyphens told by where their ink stands against the baseline
 /// (`glyphs::stops_and_hyphens`): recognition read failing_sort's oblong full stops as "-"
 /// ("J-, sehensw-", "06-09" for "J., sehensw.", "06.09") and issue-90's minus signs in cells

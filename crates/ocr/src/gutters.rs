@@ -221,7 +221,7 @@ fn ink_runs(img: &RgbImage, q: &Quad, ink: Ink) -> Vec<[f32; 2]> {
 }
 
 /// Runs `[start, end)` of inked columns, joined across blanks narrower than `min_gap`.
-fn columns_to_runs(inked: &[bool], min_gap: f32) -> Vec<[usize; 2]> {
+pub(crate) fn columns_to_runs(inked: &[bool], min_gap: f32) -> Vec<[usize; 2]> {
     let mut runs: Vec<[usize; 2]> = Vec::new();
     let mut x = 0;
     while let Some(start) = inked[x..].iter().position(|&i| i).map(|p| x + p) {

@@ -22,6 +22,7 @@ mod quotes;
 mod raster;
 mod rec;
 mod rewrite;
+mod stacks;
 #[cfg(test)]
 mod test_support;
 mod tiff_file;
@@ -333,8 +334,9 @@ impl Engine {
     ///
     /// A page whose lines read `det::MIN_DESKEW` or more off upright (skewed, turned a quarter
     /// or upside down) is detected again turned upright (see `det::turn_to_upright`). Boxes
-    /// DB drew across a column gutter come out as one line per column, and boxes of one line
-    /// it split at a word space as one (see `gutters`).
+    /// DB drew down a table's column across its rows come out as one per row (see `stacks`),
+    /// boxes drawn across a column gutter as one line per column, and boxes of one line it
+    /// split at a word space as one (see `gutters`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let ink = marks::Ink::of_page(img);
         let mut quads = self.detect_boxes(img).await?;
@@ -344,7 +346,7 @@ impl Engine {
             let found = self.detect_boxes(&canvas).await?;
             quads = found.into_iter().map(|q| q.map(|[x, y]| frame.at(x / w, y / h))).collect();
         }
-        Ok(gutters::quads_at_gutters(img, quads, ink))
+        Ok(gutters::quads_at_gutters(img, stacks::quads_cut_at_rows(img, quads), ink))
     }
 
     async fn detect_boxes(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
@@ -685,8 +687,8 @@ impl Engine {
 /// unsurely read as the page's sure ones of their ink, or left out (see `likes`); East Asian
 /// look-alikes on a page of Latin print read as Latin (see `look_alikes`), drop capitals
 /// joined to their lines (see `initials`), leaders read beside lines given back the dots the
-/// lines' boxes cut (see `marks::leaders_joined`), and numbers whose commas were read as full
-/// stops given the page's separators (see `numbers`).
+/// lines' boxes cut (see `marks::leaders_joined`), and numbers read with an unsure space after
+/// a separator or with their commas read as full stops mended (see `numbers`).
 pub fn lines_of_page(img: &RgbImage, lines: Vec<OcrLine>) -> Vec<OcrLine> {
     let mut lines = likes::lone_glyphs_read_by_their_likes(img, lines);
     glyphs::en_dashes_beside_page_hyphens(&mut lines);
