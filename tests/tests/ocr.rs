@@ -900,6 +900,33 @@ fn figures_stacked_down_a_column_read_one_per_row() {
     }
 }
 
+/// birdisland's brands on page 2, read by OCR: the trade mark sign's raised "T" read as a
+/// letter before it ("InovateT™", 14 of 17 signs; `glyphs::trade_marks_read_whole`) and
+/// registered signs read as at signs ("Dynasty@", 3 of 97; `rec::registered_signs_read_as_at`).
+/// Every sign as its text layer has it.
+#[test]
+fn trade_mark_and_registered_signs_read_as_printed() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let (path, models) = (corpus.join("camelot/tests/files/birdisland.pdf"), engine(&dir));
+    let page = |ocr: OcrMode| {
+        let doc = extract_with(&path, &Options { pages: Some(vec![2]), ..opts(&models, ocr) }).expect("page 2");
+        doc.pages[0].text.clone()
+    };
+    let (native, ocr) = (page(OcrMode::Off), page(OcrMode::Force));
+    let signed = |text: &str| -> Vec<String> {
+        text.split_whitespace().filter(|w| w.contains(['\u{2122}', '\u{AE}', '@'])).map(String::from).collect()
+    };
+    let (want, got) = (signed(&native), signed(&ocr));
+    let marks = |words: &[String], sign: char| words.iter().filter(|w| w.contains(sign)).count();
+    assert_eq!(marks(&got, '\u{2122}'), marks(&want, '\u{2122}'), "{got:?}");
+    assert_eq!(marks(&got, '\u{AE}'), marks(&want, '\u{AE}'), "{got:?}");
+    assert_eq!(marks(&got, '@'), 0, "{got:?}");
+    for word in ["Inovate\u{2122}", "SureStand\u{2122}", "DPI\u{2122}", "Dynasty\u{AE}", "HERCULEX\u{AE}", "XL\u{AE}"] {
+        assert!(got.iter().any(|w| w == word), "{word} missing from {got:?}");
+    }
+    assert!(!got.iter().any(|w| w.contains("T\u{2122}") && want.iter().all(|v| v != w)), "{got:?}");
+}
+
 /// Full stops and hyphens told by where their ink stands against the baseline
 /// (`glyphs::stops_and_hyphens`): recognition read failing_sort's oblong full stops as "-"
 /// ("J-, sehensw-", "06-09" for "J., sehensw.", "06.09") and issue-90's minus signs in cells

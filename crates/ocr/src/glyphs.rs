@@ -3,7 +3,8 @@
 //! (`stops_and_hyphens`), hyphens and dashes (`dashes_by_length`), small letters and their
 //! same-shape capitals (`LetterHeights`), l and I read once for two strokes or for none
 //! (`strokes_by_ink`), other letters read once for two (`letters_doubled_by_ink`), daggers
-//! read as t (`daggers_read_as_t`); dashes too short to tell alone are told against the
+//! read as t (`daggers_read_as_t`), a trade mark sign's T read as a letter
+//! (`trade_marks_read_whole`); dashes too short to tell alone are told against the
 //! page's hyphens (`en_dashes_beside_page_hyphens`).
 
 use std::cell::OnceCell;
@@ -94,6 +95,12 @@ const DAGGER_MIN_HEIGHT: f32 = 1.1;
 /// to its neighbours is wider.
 const DAGGER_MAX_WIDTH: f32 = 0.75;
 const DAGGER: char = '†';
+/// A letter read just before a trade mark sign is the sign's own "T" where the ink nearest its
+/// steps stands this share of the tall letters' height above the ink before it or more:
+/// birdisland's stood 0.38-0.44 (the sign is set raised); a letter before the sign stands on
+/// the same baseline (0.0 there).
+const TRADE_MARK_MIN_RAISE: f32 = 0.25;
+const TRADE_MARK: char = '™';
 /// A raised dot and a low line, which the model reads for a short hyphen or a minus too.
 const MIDDLE_DOT: char = '·';
 const LOW_LINE: char = '_';
@@ -769,6 +776,33 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
     }
 }
 
+/// Letters the model read out of a trade mark sign, before it: birdisland's "Inovate™" read
+/// "InovateT™", 14 of its 17 signs with a "T" or an "r" before them. A letter read just before
+/// a "™" goes where the ink nearest its steps stands raised (`TRADE_MARK_MIN_RAISE`), as the
+/// sign's T does.
+pub fn trade_marks_read_whole(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
+    let before_mark = |decoded: &[Decoded], i: usize| {
+        decoded[i].ch.is_alphabetic() && decoded.get(i + 1).is_some_and(|d| d.ch == TRADE_MARK)
+    };
+    if !(1..decoded.len()).any(|i| before_mark(decoded, i)) {
+        return;
+    }
+    let ink = ink.get();
+    let Some(tall) = ink.tall_height(TALL_MIN_LETTERS) else { return };
+    let raised = |decoded: &[Decoded], i: usize| {
+        let k = ink.nearest(steps_span(decoded, i, step_px), |b| ink.inside(b));
+        let foot = |k: usize| ink.boxes[k][3] as f32;
+        let r = k.and_then(|k| Some((foot(ink.ink_before(k)?) - foot(k)) / tall));
+        r.is_some_and(|r| r >= TRADE_MARK_MIN_RAISE)
+    };
+    let drop: Vec<bool> = (0..decoded.len()).map(|i| i > 0 && before_mark(decoded, i) && raised(decoded, i)).collect();
+    let mut k = 0;
+    decoded.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+}
+
 /// Whether blob boxes `boxes` agree in tops, feet and widths within `STROKES_ALIKE` of the
 /// tallest's height.
 fn boxes_alike(boxes: &[[usize; 4]]) -> bool {
@@ -1026,6 +1060,13 @@ mod tests {
         decoded.iter().map(|d| d.ch).collect()
     }
 
+    /// `text` read a character every two steps as `judge` leaves it on a line of `glyphs`.
+    fn read_by(judge: impl Fn(&mut Vec<Decoded>, &LineInk), text: &str, glyphs: &[Ink]) -> String {
+        let mut d = decoded(text);
+        judge(&mut d, &LineInk::new(&crop_of(glyphs)));
+        d.iter().map(|d| d.ch).collect()
+    }
+
     fn judged(text: &str, glyphs: &[Ink]) -> String {
         judged_by(|d, ink, step_px| stops_and_hyphens(d, ink, step_px), decoded(text), glyphs)
     }
@@ -1269,11 +1310,7 @@ mod tests {
     #[test]
     fn a_dagger_read_as_t_is_told_by_its_ink() {
         use Ink::*;
-        let read = |text: &str, glyphs: &[Ink]| {
-            let mut d = decoded(text);
-            daggers_read_as_t(&mut d, &LineInk::new(&crop_of(glyphs)), 8.0);
-            d.iter().map(|d| d.ch).collect::<String>()
-        };
+        let read = |text: &str, glyphs: &[Ink]| read_by(|d, ink| daggers_read_as_t(d, ink, 8.0), text, glyphs);
         // pr-138's "Fee†", its dagger raised off the e's foot; a superscript "st" is not.
         assert_eq!(read("Feet", &[Letter, Letter, Letter, Superscript]), "Fee†");
         assert_eq!(read("1st", &[Letter, Superscript, Superscript]), "1st");
@@ -1288,6 +1325,16 @@ mod tests {
         let height = [[Letter; 9].as_slice(), &[Descender, Letter]].concat();
         assert_eq!(read("Heightsheht", &height), "Heightsheht");
         assert_eq!(read("ate", &[Letter, Descender, Letter]), "ate");
+    }
+
+    #[test]
+    fn a_letter_read_out_of_a_raised_trade_mark_sign_is_dropped() {
+        use Ink::*;
+        let read = |text: &str, glyphs: &[Ink]| read_by(|d, ink| trade_marks_read_whole(d, ink, 8.0), text, glyphs);
+        // birdisland's "InovateT™": the sign's T, raised, read as a letter of its own.
+        assert_eq!(read("abT\u{2122}", &[Letter, Letter, Superscript, Superscript]), "ab\u{2122}");
+        // A letter on the baseline before the sign stays ("Servo™").
+        assert_eq!(read("abo\u{2122}", &[Letter, Letter, Letter, Superscript]), "abo\u{2122}");
     }
 
     #[test]
