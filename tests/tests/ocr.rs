@@ -927,6 +927,21 @@ fn trade_mark_and_registered_signs_read_as_printed() {
     assert!(!got.iter().any(|w| w.contains("T\u{2122}") && want.iter().all(|v| v != w)), "{got:?}");
 }
 
+/// Bullets DB boxed alone and the model read unsurely ("0" at 0.32, "•" at 0.39 in
+/// birdisland's list of trade marks on page 2) read as the page's bullets read by their shape,
+/// whose ink they match (`likes`).
+#[test]
+fn bullets_boxed_by_detection_read_as_the_pages_bullets() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("camelot/tests/files/birdisland.pdf");
+    let doc =
+        extract_with(&path, &Options { pages: Some(vec![2]), ..opts(&engine(&dir), OcrMode::Force) }).expect("ocr");
+    let text = collapse_ws(&doc.pages[0].text);
+    for item in ["\u{2022} Stamina\u{AE} is a trademark of BASF", "\u{2022} SoyShield\u{2122} Plus is a trademark"] {
+        assert!(text.contains(item), "{item:?} missing from {text}");
+    }
+}
+
 /// Full stops and hyphens told by where their ink stands against the baseline
 /// (`glyphs::stops_and_hyphens`): recognition read failing_sort's oblong full stops as "-"
 /// ("J-, sehensw-", "06-09" for "J., sehensw.", "06.09") and issue-90's minus signs in cells

@@ -1,8 +1,10 @@
-//! Lone glyphs read unsurely, read again by the page's surely read lone glyphs of the same
-//! ink. Recognition reads a glyph alone in its box (a table's "Y" cells) without the word that
-//! tells its case and its kin: medicine.pdf's "Y" cells, one font, one size, read "Y" at
-//! 0.86–0.95 in most rows and "y", "Y" or "V" at 0.34–0.49 in others; clockwise_table_1's
-//! asterisk cells read as 大 surely in some rows and at 0.38 in others. A lone glyph read under
+//! Lone glyphs (a letter, a figure or a bullet) read unsurely, read again by the page's surely
+//! read lone glyphs of the same ink. Recognition reads a glyph alone in its box (a table's "Y"
+//! cells) without the word that tells its case and its kin: medicine.pdf's "Y" cells, one
+//! font, one size, read "Y" at 0.86–0.95 in most rows and "y", "Y" or "V" at 0.34–0.49 in
+//! others; clockwise_table_1's asterisk cells read as 大 surely in some rows and at 0.38 in
+//! others; birdisland's bullets boxed alone by DB read "0" or "•" at 0.32–0.39, where its
+//! other bullets are read by their shape (`marks`). A lone glyph read under
 //! `MIN_LINE_CONFIDENCE` is kept from recognition only until here: it takes the reading of a
 //! sure one whose ink it matches, and is left out where none does.
 
@@ -11,6 +13,7 @@ use std::collections::HashMap;
 use image::RgbImage;
 
 use crate::glyphs::{CropInk, best_overlap};
+use crate::marks::BULLET;
 use crate::rec::crop_quad;
 use crate::{MIN_LINE_CONFIDENCE, OcrChar, OcrLine, lone_char};
 
@@ -33,16 +36,25 @@ const LIKES_PER_CHAR: usize = 8;
 const LIKE_SCALE: usize = 3;
 /// ... and moved up to this many fine pixels either way (two thirds of a page pixel).
 const LIKE_REACH: isize = 2;
+/// A bullet's box is grown by this share of its height to find its ink clear of the box's
+/// edges: one read by its shape is boxed to its ink, where DB's boxes leave a margin (grown
+/// so, clockwise_table_1's asterisk cells took in a rule's end and one was lost).
+const LIKE_MARGIN: f32 = 0.2;
 
 /// Whether what a line read unsurely is one letter or figure, kept from recognition for
 /// `lone_glyphs_read_by_their_likes`.
 pub fn may_be_read_by_likes(decoded: &[crate::rec::Decoded]) -> bool {
-    matches!(decoded, [d] if d.ch.is_alphanumeric())
+    matches!(decoded, [d] if is_glyph(d.ch))
 }
 
-/// The letter or figure a line holds alone, if it does.
+/// Whether `c` is a letter, a figure or a bullet: a mark alone may be a speck's reading.
+fn is_glyph(c: char) -> bool {
+    c.is_alphanumeric() || c == BULLET
+}
+
+/// The letter, figure or bullet a line holds alone, if it does.
 fn lone_glyph(line: &OcrLine) -> Option<char> {
-    lone_char(&line.chars).map(|c| c.ch).filter(|c| c.is_alphanumeric())
+    lone_char(&line.chars).map(|c| c.ch).filter(|&c| is_glyph(c))
 }
 
 /// A sure lone glyph: what it reads, how surely, its ink (`glyph_ink`), and what it reads in
@@ -96,7 +108,8 @@ fn read_as(line: &OcrLine, ch: char, confidence: f32) -> OcrLine {
 /// the blobs clear of its crop's edges (a cell's rules reach them), from the ink's centre;
 /// None where it has none.
 fn glyph_ink(img: &RgbImage, line: &OcrLine) -> Option<Vec<(isize, isize)>> {
-    let q = &line.quad;
+    let margin = if lone_glyph(line) == Some(BULLET) { LIKE_MARGIN } else { 0.0 };
+    let q = &line.quad.grown(margin * line.quad.height());
     let side = |v: f32| (v * LIKE_SCALE as f32).round().max(1.0) as usize;
     let ink = CropInk::of(&crop_quad(img, q, side(q.width()), side(q.height())));
     let clear = |b: &[usize; 4]| b[0] > 0 && b[1] > 0 && b[2] + 1 < ink.w && b[3] + 1 < ink.h;
@@ -168,6 +181,24 @@ mod tests {
         );
         assert_eq!(read[1].quad, lines[1].quad);
         assert_eq!(read[1].chars[0].ch, 'T');
+    }
+
+    #[test]
+    fn a_bullet_detection_boxed_and_read_unsurely_reads_as_the_bullets_read_by_their_shape() {
+        // birdisland's list: most bullets read by their shape ("•" in a box as tight as its
+        // ink), two boxed by DB and read "0" and "•" at 0.32 and 0.39.
+        let mut img = RgbImage::from_pixel(160, 40, image::Rgb([250, 250, 250]));
+        for x in [20, 60, 100] {
+            crate::test_support::disc(&mut img, x as f32, 18.0, 10.0, None);
+        }
+        let tight = rect(15.0, 2.0, 25.0, 34.0);
+        let lines = vec![
+            line("\u{2022}", tight, 0.9),
+            line("0", rect(50.0, 8.0, 70.0, 28.0), 0.32),
+            line("\u{2022}", rect(90.0, 8.0, 110.0, 28.0), 0.39),
+        ];
+        let read = lone_glyphs_read_by_their_likes(&img, lines);
+        assert_eq!(read.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), ["\u{2022}"; 3], "{read:?}");
     }
 
     #[test]
