@@ -929,14 +929,16 @@ fn trade_mark_and_registered_signs_read_as_printed() {
 
 /// Bullets DB boxed alone and the model read unsurely ("0" at 0.32, "•" at 0.39 in
 /// birdisland's list of trade marks on page 2) read as the page's bullets read by their shape,
-/// whose ink they match (`likes`).
+/// whose ink they match (`likes`); and round bullets that sampling flattened (1.38–1.43 as
+/// wide as high) found by their shape (`marks::BULLET_MAX_ASPECT`): all 16 of the page's.
 #[test]
 fn bullets_boxed_by_detection_read_as_the_pages_bullets() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let path = corpus.join("camelot/tests/files/birdisland.pdf");
-    let doc =
-        extract_with(&path, &Options { pages: Some(vec![2]), ..opts(&engine(&dir), OcrMode::Force) }).expect("ocr");
-    let text = collapse_ws(&doc.pages[0].text);
+    let page = Options { pages: Some(vec![2]), ..opts(&engine(&dir), OcrMode::Force) };
+    let text = collapse_ws(&extract_with(&path, &page).expect("ocr").pages[0].text);
+    let native = extract_with(&path, &Options { ocr: OcrMode::Off, ..page }).expect("native");
+    assert_eq!(text.matches('\u{2022}').count(), native.pages[0].text.matches('\u{2022}').count(), "{text}");
     for item in ["\u{2022} Stamina\u{AE} is a trademark of BASF", "\u{2022} SoyShield\u{2122} Plus is a trademark"] {
         assert!(text.contains(item), "{item:?} missing from {text}");
     }
