@@ -82,7 +82,7 @@ fn cuts_at_rows(spans: &[[f32; 2]], q: &Quad, rows: &[Quad]) -> Option<Vec<f32>>
             (fits && r.across(middle).abs() <= ON_ROW * r.height()).then_some((k, em))
         })
     };
-    let mut pieces: Vec<([f32; 2], usize, f32)> = Vec::new();
+    let mut pieces: Vec<([f32; 2], usize)> = Vec::new();
     let mut open: Option<[f32; 2]> = None;
     for &span in spans {
         open = Some(match open {
@@ -94,17 +94,20 @@ fn cuts_at_rows(spans: &[[f32; 2]], q: &Quad, rows: &[Quad]) -> Option<Vec<f32>>
                 if gap < MIN_GAP_EM * em {
                     [p[0], span[1]]
                 } else {
-                    let (row, em) = row_of(p)?;
-                    pieces.push((p, row, em));
+                    pieces.push((p, row_of(p)?.0));
                     span
                 }
             }
         });
     }
     let last = open?;
-    let (row, em) = row_of(last)?;
-    pieces.push((last, row, em));
-    if pieces.len() < 2 || pieces.windows(2).any(|w| w[0].1 == w[1].1) {
+    pieces.push((last, row_of(last)?.0));
+    // Each piece off the row the one before it lies on.
+    let own_row = |w: &[([f32; 2], usize)]| {
+        let (row, [a, b]) = (&rows[w[0].1], w[1].0);
+        row.across(q.at((a + b) / 2.0, 0.5)).abs() > ON_ROW * row.height()
+    };
+    if pieces.len() < 2 || !pieces.windows(2).all(own_row) {
         return None;
     }
     let mut cuts = vec![0.0];
