@@ -927,6 +927,37 @@ fn trade_mark_and_registered_signs_read_as_printed() {
     assert!(!got.iter().any(|w| w.contains("T\u{2122}") && want.iter().all(|v| v != w)), "{got:?}");
 }
 
+/// Marks above letters the model misread, told by their ink (`glyphs::accents_by_ink`):
+/// failing_sort's bold "min" read "mīn" (its dot taken for a macron), eu-012's bold italic
+/// "Åland" on page 2 read "Äland" (its ring joined to the A), while mexican_towns' small
+/// acutes ("Bajío", "Marías") stay. The words with an accented i or A read as the text
+/// layers have them.
+#[test]
+fn marks_above_letters_read_as_their_ink_shows() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let marked = |text: &str| -> Vec<String> {
+        let mut words: Vec<String> = text
+            .split_whitespace()
+            .filter(|w| w.contains(['í', 'ì', 'î', 'ï', 'ī', 'Ä', 'Å']))
+            .map(String::from)
+            .collect();
+        words.sort();
+        words
+    };
+    for (file, page) in [
+        ("tabula-java/src/test/resources/technology/tabula/failing_sort.pdf", 1),
+        ("tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-eu/eu-012.pdf", 2),
+        ("camelot/tests/files/mexican_towns.pdf", 1),
+    ] {
+        let text = |ocr: OcrMode| {
+            let doc = extract_with(&corpus.join(file), &Options { pages: Some(vec![page]), ..opts(&models, ocr) });
+            doc.expect(file).pages[0].text.clone()
+        };
+        assert_eq!(marked(&text(OcrMode::Force)), marked(&text(OcrMode::Off)), "{file} page {page}");
+    }
+}
+
 /// Bullets DB boxed alone and the model read unsurely ("0" at 0.32, "•" at 0.39 in
 /// birdisland's list of trade marks on page 2) read as the page's bullets read by their shape,
 /// whose ink they match (`likes`); and round bullets that sampling flattened (1.38–1.43 as

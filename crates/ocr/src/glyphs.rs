@@ -101,6 +101,29 @@ const DAGGER: char = '†';
 /// the same baseline (0.0 there).
 const TRADE_MARK_MIN_RAISE: f32 = 0.25;
 const TRADE_MARK: char = '™';
+/// An i the model read with an accent (failing_sort's bold "min" read "mīn": its dot, as wide
+/// as its stem and half as high, taken for a macron) ...
+const ACCENTED_I: &[char] = &['í', 'ì', 'î', 'ï', 'ī'];
+/// ... is dotted where the one blob above its stem is no wider than this many of the stem's
+/// widths (the bold dot 1.0; a circumflex or a macron spans three) ...
+const TITTLE_MAX_WIDTH: f32 = 1.4;
+/// ... no higher than the stem is wide (the bold dot half as high; mexican_towns' small
+/// acutes in "Bajío" and "Marías" stood 1.2-1.7 of their stems' widths, 1.2-2.0 wide) ...
+const TITTLE_MAX_HEIGHT: f32 = 1.0;
+/// ... and its centre this many stem widths from the stem's or nearer (an acute or a grave
+/// leans off it).
+const TITTLE_MAX_OFFSET: f32 = 0.5;
+/// An i's stem is at most this share of its height wide (failing_sort's bold one 0.57, its
+/// "n" beside it 0.79).
+const STEM_MAX_WIDTH: f32 = 0.7;
+/// A capital read with a diaeresis whose ink has nothing above it but rises this share of
+/// the line's tall letters above them wears a ring joined to it: eu-012's bold italic
+/// "Åland" read "Äland", its ring touching the A's apex, rose 0.14-0.18 over its lines'
+/// ascenders (a diaeresis's two dots stand apart from the letter; a plain capital rises
+/// no higher than ascenders).
+const JOINED_RING_MIN_RISE: f32 = 0.1;
+const A_DIAERESIS: char = 'Ä';
+const A_RING: char = 'Å';
 /// A raised dot and a low line, which the model reads for a short hyphen or a minus too.
 const MIDDLE_DOT: char = '·';
 const LOW_LINE: char = '_';
@@ -351,6 +374,42 @@ impl CropInk {
                 .map(move |(x, y)| ((x - x0) as isize, (y - y0) as isize))
         };
         best_overlap(&pixels(a).collect::<Vec<_>>(), &pixels(b).collect::<Vec<_>>(), 1)
+    }
+
+    /// The blobs inside the crop wholly above letter blob `k`'s top, over its columns.
+    fn blobs_above(&self, k: usize) -> Vec<usize> {
+        let [x0, y0, x1, _] = self.boxes[k];
+        (0..self.boxes.len())
+            .filter(|&j| {
+                let b = &self.boxes[j];
+                b[3] < y0 && b[0] <= x1 && b[2] >= x0 && self.inside(b)
+            })
+            .collect()
+    }
+
+    /// How far letter blob `k` rises above the crop's other tall letters (`TALL_QUANTILE` of
+    /// at least `TALL_MIN_LETTERS`), in their height.
+    fn rise_over_tall(&self, k: usize) -> Option<f32> {
+        let mut heights: Vec<f32> = (0..self.boxes.len())
+            .filter(|&j| j != k && self.is_letter(&self.boxes[j]))
+            .map(|j| self.height(j))
+            .collect();
+        if heights.len() < TALL_MIN_LETTERS {
+            return None;
+        }
+        heights.sort_by(f32::total_cmp);
+        let tall = heights[((heights.len() - 1) as f32 * TALL_QUANTILE).round() as usize];
+        Some((self.height(k) - tall) / tall)
+    }
+
+    /// Whether blob `dot` is the dot of stem `stem` below it (`TITTLE_MAX_WIDTH`,
+    /// `TITTLE_MAX_HEIGHT`, `TITTLE_MAX_OFFSET`).
+    fn is_tittle(&self, dot: usize, stem: usize) -> bool {
+        let (d, s) = (&self.boxes[dot], &self.boxes[stem]);
+        let unit = width(s);
+        width(d) <= TITTLE_MAX_WIDTH * unit
+            && height(d) <= TITTLE_MAX_HEIGHT * unit
+            && (centre(d) - centre(s)).abs() <= TITTLE_MAX_OFFSET * unit
     }
 
     /// Blob `k`'s height in rows.
@@ -803,6 +862,38 @@ pub fn trade_marks_read_whole(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px
     });
 }
 
+/// Marks above letters the model misread, told by their ink (`ACCENTED_I`,
+/// `JOINED_RING_MIN_RISE`): an i read with an accent over a dot reads "i", an "Ä" with a ring
+/// joined to it "Å".
+pub fn accents_by_ink(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
+    let misread = |c: char| ACCENTED_I.contains(&c) || c == A_DIAERESIS;
+    if !decoded.iter().any(|d| misread(d.ch)) {
+        return;
+    }
+    let ink = ink.get();
+    for i in 0..decoded.len() {
+        let ch = decoded[i].ch;
+        if !misread(ch) {
+            continue;
+        }
+        // An i's steps may lie nearer the next letter's middle than its own stem's.
+        let stroke = |b: &[usize; 4]| ch == A_DIAERESIS || width(b) <= STEM_MAX_WIDTH * height(b);
+        let Some(k) = ink.nearest(steps_span(decoded, i, step_px), |b| ink.is_letter(b) && stroke(b)) else {
+            continue;
+        };
+        let above = ink.blobs_above(k);
+        if ch == A_DIAERESIS {
+            if above.is_empty() && ink.rise_over_tall(k).is_some_and(|r| r >= JOINED_RING_MIN_RISE) {
+                decoded[i].ch = A_RING;
+            }
+        } else if let [dot] = above[..]
+            && ink.is_tittle(dot, k)
+        {
+            decoded[i].ch = 'i';
+        }
+    }
+}
+
 /// Whether blob boxes `boxes` agree in tops, feet and widths within `STROKES_ALIKE` of the
 /// tallest's height.
 fn boxes_alike(boxes: &[[usize; 4]]) -> bool {
@@ -1037,13 +1128,18 @@ mod tests {
                 Ink::Superscript => (x + 1..x + 6, 12..28),
                 Ink::Blank => continue,
             };
-            for y in rows {
-                for c in cols.clone() {
-                    img.put_pixel(c, y, image::Rgb([0; 3]));
-                }
-            }
+            paint(&mut img, cols, rows);
         }
         img
+    }
+
+    /// Ink over columns `cols` of rows `rows`.
+    fn paint(img: &mut RgbImage, cols: std::ops::Range<u32>, rows: std::ops::Range<u32>) {
+        for y in rows {
+            for c in cols.clone() {
+                img.put_pixel(c, y, image::Rgb([0; 3]));
+            }
+        }
     }
 
     /// `text` read a character every two steps.
@@ -1338,6 +1434,40 @@ mod tests {
     }
 
     #[test]
+    fn marks_above_letters_the_model_misread_are_told_by_their_ink() {
+        use Ink::*;
+        let read = |text: &str, crop: &RgbImage| {
+            let mut d = decoded(text);
+            accents_by_ink(&mut d, &LineInk::new(crop), 8.0);
+            d.iter().map(|d| d.ch).collect::<String>()
+        };
+        // An i's stem, x-height high, between two letters, with ink above it.
+        let i_with = |cols: std::ops::Range<u32>, rows: std::ops::Range<u32>| {
+            let mut crop = crop_of(&[Letter, Blank, Letter]);
+            paint(&mut crop, 22..25, 22..38);
+            paint(&mut crop, cols, rows);
+            crop
+        };
+        // failing_sort's bold "min" read "mīn": one dot over the stem, as wide as it.
+        assert_eq!(read("mīn", &i_with(22..25, 16..19)), "min");
+        // A macron or circumflex wider than the stem, or an acute leaning off it, stays.
+        assert_eq!(read("mīn", &i_with(19..28, 17..19)), "mīn");
+        assert_eq!(read("mín", &i_with(24..27, 14..19)), "mín");
+        assert_eq!(read("mín", &i_with(22..26, 15..19)), "mín", "mexican_towns' small acutes");
+        // eu-012's "Åland" read "Äland": a ring joined to the A rises above the tall letters.
+        let mut ringed = crop_of(&[Letter, Letter, Letter, Letter]);
+        paint(&mut ringed, 6..10, 8..14);
+        assert_eq!(read("Äbcd", &ringed), "Åbcd");
+        // Two dots above, apart from it, are a diaeresis as read.
+        let mut dotted = crop_of(&[Letter, Letter, Letter, Letter]);
+        paint(&mut dotted, 4..6, 8..11);
+        paint(&mut dotted, 10..12, 8..11);
+        assert_eq!(read("Äbcd", &dotted), "Äbcd");
+        // A plain A read "Ä", no higher than the letters beside it, stays as read.
+        assert_eq!(read("Äbcd", &crop_of(&[Letter, Letter, Letter, Letter])), "Äbcd");
+    }
+
+    #[test]
     fn an_l_or_i_read_doubtfully_on_the_paper_between_two_letters_is_dropped() {
         use Ink::*;
         let at = |ch, step, confidence| Decoded { ch, first_step: step, last_step: step, confidence };
@@ -1352,11 +1482,7 @@ mod tests {
         assert_eq!(read(&mut min(0.9), &crop), "MIN", "read surely");
         // An l whose ink is joined to its neighbour's owns none but stands on ink.
         let mut crop = crop_of(&[Letter, Letter, Blank, Letter]);
-        for x in 12..32 {
-            for y in 14..38 {
-                crop.put_pixel(x, y, image::Rgb([0; 3]));
-            }
-        }
+        paint(&mut crop, 12..32, 14..38);
         assert_eq!(read(&mut vec![at('a', 1, 0.99), at('l', 3, 0.5), at('n', 6, 0.99)], &crop), "aln");
         // Nor is one at a word's end dropped.
         assert_eq!(read(&mut vec![at('M', 0, 0.99), at('I', 2, 0.5)], &crop_of(&[Letter, Blank])), "MI");
@@ -1366,11 +1492,7 @@ mod tests {
     fn letters_of_heights(heights: &[u32]) -> RgbImage {
         let mut img = RgbImage::from_pixel(16 * heights.len() as u32, 48, image::Rgb([255; 3]));
         for (i, &h) in heights.iter().enumerate() {
-            for y in 38 - h..38 {
-                for x in 16 * i as u32 + 4..16 * i as u32 + 12 {
-                    img.put_pixel(x, y, image::Rgb([0; 3]));
-                }
-            }
+            paint(&mut img, 16 * i as u32 + 4..16 * i as u32 + 12, 38 - h..38);
         }
         img
     }
@@ -1403,9 +1525,7 @@ mod tests {
         assert_eq!(standing("MeoWn", &[23, 16, 16, 8, 16])[3], None);
         // Nor one blob nearest two letters' steps: the x and the n touch.
         let mut crop = letters_of_heights(&[23, 16, 16, 16]);
-        for x in 44..52 {
-            crop.put_pixel(x, 36, image::Rgb([0; 3]));
-        }
+        paint(&mut crop, 44..52, 36..37);
         let decoded: Vec<Decoded> = "Mexn"
             .chars()
             .enumerate()
@@ -1422,11 +1542,7 @@ mod tests {
         use Ink::*;
         // "ay." : the full stop stands on the foot of the letter that does not descend.
         let mut crop = crop_of(&[Letter, Letter, Stop]);
-        for y in 38..46 {
-            for x in 20..28 {
-                crop.put_pixel(x, y, image::Rgb([0; 3]));
-            }
-        }
+        paint(&mut crop, 20..28, 38..46);
         let mut d = decoded("ay-");
         stops_and_hyphens(&mut d, &CropInk::of(&crop), 8.0);
         assert_eq!(d.iter().map(|d| d.ch).collect::<String>(), "ay.");

@@ -653,6 +653,7 @@ impl Engine {
                 glyphs::letters_doubled_by_ink(&mut decoded, &ink, step_px);
                 glyphs::daggers_read_as_t(&mut decoded, &ink, step_px);
                 glyphs::trade_marks_read_whole(&mut decoded, &ink, step_px);
+                glyphs::accents_by_ink(&mut decoded, &ink, step_px);
                 rec::registered_signs_read_as_at(&mut decoded, row, steps, &alphabet.look_alikes);
                 let dashes = glyphs::judge_marks(&mut decoded, &ink, step_px);
                 let to_line = |decoded: &[rec::Decoded]| {
