@@ -301,11 +301,13 @@ impl CropInk {
         self.inside(b) && height(b) <= STOP_MAX_HEIGHT * self.h as f32 && width(b) >= DASH_MIN_ASPECT * height(b)
     }
 
-    /// The height in rows of the crop's tall letters (`TALL_QUANTILE` of its letter blobs');
-    /// None where it has fewer than `min_letters`.
-    fn tall_height(&self, min_letters: usize) -> Option<f32> {
-        let mut heights: Vec<usize> =
-            self.boxes.iter().filter(|b| self.is_letter(b)).map(|b| b[3] - b[1] + 1).collect();
+    /// The height in rows of the crop's tall letters (`TALL_QUANTILE` of its letter blobs',
+    /// blob `except` aside); None where it has fewer than `min_letters`.
+    fn tall_height(&self, min_letters: usize, except: Option<usize>) -> Option<f32> {
+        let mut heights: Vec<usize> = (0..self.boxes.len())
+            .filter(|&j| Some(j) != except && self.is_letter(&self.boxes[j]))
+            .map(|j| self.boxes[j][3] - self.boxes[j][1] + 1)
+            .collect();
         if heights.len() < min_letters.max(1) {
             return None;
         }
@@ -387,18 +389,10 @@ impl CropInk {
             .collect()
     }
 
-    /// How far letter blob `k` rises above the crop's other tall letters (`TALL_QUANTILE` of
-    /// at least `TALL_MIN_LETTERS`), in their height.
+    /// How far letter blob `k` rises above the crop's other tall letters (at least
+    /// `TALL_MIN_LETTERS`), in their height.
     fn rise_over_tall(&self, k: usize) -> Option<f32> {
-        let mut heights: Vec<f32> = (0..self.boxes.len())
-            .filter(|&j| j != k && self.is_letter(&self.boxes[j]))
-            .map(|j| self.height(j))
-            .collect();
-        if heights.len() < TALL_MIN_LETTERS {
-            return None;
-        }
-        heights.sort_by(f32::total_cmp);
-        let tall = heights[((heights.len() - 1) as f32 * TALL_QUANTILE).round() as usize];
+        let tall = self.tall_height(TALL_MIN_LETTERS, Some(k))?;
         Some((self.height(k) - tall) / tall)
     }
 
@@ -815,7 +809,7 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
         return;
     }
     let ink = ink.get();
-    let Some(tall) = ink.tall_height(TALL_MIN_LETTERS) else { return };
+    let Some(tall) = ink.tall_height(TALL_MIN_LETTERS, None) else { return };
     let blob = |decoded: &[Decoded], j: usize| ink.letter_blob(steps_span(decoded, j, step_px));
     for i in 1..decoded.len() {
         if !ending(decoded, i) {
@@ -847,7 +841,7 @@ pub fn trade_marks_read_whole(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px
         return;
     }
     let ink = ink.get();
-    let Some(tall) = ink.tall_height(TALL_MIN_LETTERS) else { return };
+    let Some(tall) = ink.tall_height(TALL_MIN_LETTERS, None) else { return };
     let raised = |decoded: &[Decoded], i: usize| {
         let k = ink.nearest(steps_span(decoded, i, step_px), |b| ink.inside(b));
         let foot = |k: usize| ink.boxes[k][3] as f32;
@@ -1006,7 +1000,7 @@ fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec
     if !decoded.iter().any(|d| is_dash(d.ch)) {
         return measured;
     }
-    let Some(tall) = ink.tall_height(tall_letters_needed(decoded)) else { return measured };
+    let Some(tall) = ink.tall_height(tall_letters_needed(decoded), None) else { return measured };
     let min_letters = baseline_letters(decoded);
     for i in 0..decoded.len() {
         let read = decoded[i].ch;
