@@ -958,6 +958,29 @@ fn marks_above_letters_read_as_their_ink_shows() {
     }
 }
 
+/// Commas the model read over the line below's ink where lines are set close (pr-138's
+/// "terms, fees, or" over an i's dot, "Introductory, Rate) is, only" over the tops of
+/// ascenders) are dropped (`glyphs::commas_of_the_line_below`): on both pages the words
+/// ending in a comma are the text layer's.
+#[test]
+fn commas_read_over_the_line_below_are_dropped() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("pdfplumber/tests/pdfs/pr-138-example.pdf");
+    let ending_in_commas = |text: &str| -> Vec<String> {
+        let mut words: Vec<String> = text.split_whitespace().filter(|w| w.ends_with(',')).map(String::from).collect();
+        words.sort();
+        words
+    };
+    for page in [1, 2] {
+        let text = |ocr: OcrMode| {
+            let doc = extract_with(&path, &Options { pages: Some(vec![page]), ..opts(&models, ocr) });
+            doc.expect("pr-138").pages[0].text.clone()
+        };
+        assert_eq!(ending_in_commas(&text(OcrMode::Force)), ending_in_commas(&text(OcrMode::Off)), "page {page}");
+    }
+}
+
 /// Bullets DB boxed alone and the model read unsurely ("0" at 0.32, "•" at 0.39 in
 /// birdisland's list of trade marks on page 2) read as the page's bullets read by their shape,
 /// whose ink they match (`likes`); and round bullets that sampling flattened (1.38–1.43 as

@@ -53,6 +53,13 @@ const COMMA_MIN_RISE: f32 = 0.05;
 /// ... and it is at least this many times as high as wide (full stops are round, scanned ones
 /// up to 1.4; the commas read as stops stand 1.6 to 2).
 const COMMA_MIN_ASPECT: f32 = 1.5;
+/// Ink whose top stands at least this many letter heights below the baseline is the line
+/// below's (where lines are set close, its ascenders' tops and i's dots: pr-138's, about 0.3
+/// to 0.6), not a comma's, whose head stands on the baseline.
+const BELOW_LINE_MIN_DROP: f32 = 0.15;
+/// Blobs under this share of the crop's height both ways are specks (a pixel or two), not
+/// what a comma was read from.
+const SPECK_MAX: f32 = 0.05;
 /// A dash read inside a line is told by its ink's length against the line's tall letters
 /// (`CropInk::tall_height`): measured over the 284 corpus pages, hyphens run to 0.69 of
 /// them (Courier's, us-034's), en dashes from 0.6 (most from 0.65) to 0.86, em dashes from
@@ -316,6 +323,23 @@ impl CropInk {
         heights.get(at).map(|&h| h as f32)
     }
 
+    /// Whether blob box `b` is a speck (`SPECK_MAX`).
+    fn is_speck(&self, b: &[usize; 4]) -> bool {
+        width(b).max(height(b)) < SPECK_MAX * self.h as f32
+    }
+
+    /// The crop's baseline and its letters' height, in rows: the median foot and height of its
+    /// letter blobs (at least `TALL_MIN_LETTERS`), as descenders, raised marks and superscripts
+    /// are the fewer; None where it has fewer letters.
+    fn line_baseline(&self) -> Option<(f32, f32)> {
+        let letters: Vec<&[usize; 4]> = self.boxes.iter().filter(|b| self.is_letter(b)).collect();
+        if letters.len() < TALL_MIN_LETTERS {
+            return None;
+        }
+        let median = |of: fn(&[usize; 4]) -> f32| docsift_layout::median(letters.iter().map(|b| of(b)).collect());
+        Some((median(|b| b[3] as f32), median(height)))
+    }
+
     /// Whether blob box `b` is a mark no larger than a comma: shorter than a letter, no wider
     /// than a full stop, inside the crop.
     fn is_mark(&self, b: &[usize; 4]) -> bool {
@@ -529,15 +553,20 @@ impl<'a> LetterHeights<'a> {
 }
 
 /// Marks the model confuses, judged by their ink in the line's `crop` (`step_px` columns a
-/// step): quotation marks curled (`quotes::curl_quotes`), full stops and hyphens told apart.
+/// step): quotation marks curled (`quotes::curl_quotes`), commas read over the line below's
+/// ink dropped, full stops and hyphens told apart.
 /// The crop's blobs are labelled only for a line that holds such a mark.
 /// Returns the dashes measured (`dashes_by_length`), last, as no later judge moves a character.
 pub fn judge_marks(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) -> Vec<DashLength> {
-    if !decoded.iter().any(|d| matches!(d.ch, '\'' | '"' | '.' | HYPHEN | EN_DASH | EM_DASH | MIDDLE_DOT | LOW_LINE)) {
+    if !decoded
+        .iter()
+        .any(|d| matches!(d.ch, '\'' | '"' | '.' | ',' | HYPHEN | EN_DASH | EM_DASH | MIDDLE_DOT | LOW_LINE))
+    {
         return Vec::new();
     }
     let ink = ink.get();
     crate::quotes::curl_quotes(decoded, ink, step_px);
+    commas_of_the_line_below(decoded, ink, step_px);
     stops_and_hyphens(decoded, ink, step_px);
     commas_read_as_stops(decoded, ink, step_px);
     dashes_by_length(decoded, ink, step_px)
@@ -1022,6 +1051,31 @@ fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec
     measured
 }
 
+/// Commas read where the ink nearest them stands wholly below the line's baseline
+/// (`CropInk::line_baseline`, `BELOW_LINE_MIN_DROP`), inside the crop or cut by its foot,
+/// dropped: that is the line below's, and where lines are set close the model reads its i's
+/// dots and its ascenders' tops as commas (pr-138's "terms, fees, or", "Introductory, Rate)
+/// is, only"). A comma's own ink, whole or in pieces (issue-598's bitmap font parts a
+/// comma's tail from its head), stands on the baseline in part and keeps it.
+fn commas_of_the_line_below(decoded: &mut Vec<Decoded>, ink: &CropInk, step_px: f32) {
+    let Some((baseline, unit)) = ink.line_baseline() else { return };
+    let below = |b: &[usize; 4]| b[1] as f32 - baseline >= BELOW_LINE_MIN_DROP * unit;
+    // Specks aside, and the line above's ink, which the crop's top cuts.
+    let ink_here = |b: &[usize; 4]| !ink.is_speck(b) && b[1] > 0;
+    let mut i = 0;
+    while i < decoded.len() {
+        let span = steps_span(decoded, i, step_px);
+        if decoded[i].ch == ','
+            && ink.nearest(span, ink_here).is_some_and(|k| below(&ink.boxes[k]))
+            && ink.nearest(span, |b| ink_here(b) && !ink.is_letter(b) && !below(b)).is_none()
+        {
+            decoded.remove(i);
+            continue;
+        }
+        i += 1;
+    }
+}
+
 /// Commas read as full stops, told by their ink (`CropInk::separator`): the nearest mark's
 /// tail reaches below the baseline. In small print the model reads a comma whose tail is a
 /// pixel or two long as a full stop: puertos1's "3,667" and "19,914" read "3.667" and
@@ -1101,6 +1155,11 @@ mod tests {
         Minus,
         RaisedDot,
         Superscript,
+        /// The top of the line below's ink, cut by the crop's foot, or its i's dot.
+        Below,
+        BelowDot,
+        /// A comma whose tail the crop's foot cuts.
+        CutComma,
         Blank,
     }
 
@@ -1120,6 +1179,9 @@ mod tests {
                 Ink::Minus => (x - 3..x + 15, 30..33),
                 Ink::RaisedDot => (x + 1..x + 4, 26..29),
                 Ink::Superscript => (x + 1..x + 6, 12..28),
+                Ink::Below => (x..x + 6, 42..48),
+                Ink::BelowDot => (x + 1..x + 4, 42..46),
+                Ink::CutComma => (x + 1..x + 4, 33..48),
                 Ink::Blank => continue,
             };
             paint(&mut img, cols, rows);
@@ -1272,6 +1334,36 @@ mod tests {
         assert_eq!(short, "self-employed\nTax-exempt, in-\none-day", "too short to tell");
         let near = judged(&[("a-b c-d", &[0.45, 0.48]), ("8-9", &[0.64])]);
         assert_eq!(near, "a-b c-d\n8-9", "too near the page's hyphens");
+    }
+
+    #[test]
+    fn a_comma_read_over_the_line_belows_ink_is_dropped_and_one_with_ink_of_its_own_kept() {
+        use Ink::*;
+        let judged = |glyphs: &[Ink]| judged_by(commas_of_the_line_below, decoded("ab,c"), glyphs);
+        // `glyphs` with more ink painted over them: (columns, rows) each.
+        let judged_with = |glyphs: &[Ink], more: &[(std::ops::Range<u32>, std::ops::Range<u32>)]| {
+            let mut img = crop_of(glyphs);
+            more.iter().for_each(|(cols, rows)| paint(&mut img, cols.clone(), rows.clone()));
+            let mut d = decoded("ab,c");
+            commas_of_the_line_below(&mut d, &CropInk::of(&img), 8.0);
+            d.iter().map(|d| d.ch).collect::<String>()
+        };
+        // pr-138's page 2: "Introductory, Rate", read over the top of a "t" on the line below,
+        // and "terms, fees, or" over an i's dot; the line above's descender, which the crop's
+        // top cuts, is no comma's ink either.
+        assert_eq!(judged(&[Letter, Letter, Below, Letter]), "abc");
+        assert_eq!(judged(&[Letter, Letter, BelowDot, Letter]), "abc");
+        assert_eq!(judged_with(&[Letter, Letter, Below, Letter], &[(36..41, 0..5)]), "abc");
+        assert_eq!(judged(&[Letter, Letter, Comma, Letter]), "ab,c");
+        assert_eq!(judged(&[Letter, Letter, CutComma, Letter]), "ab,c", "its head stands on the baseline");
+        assert_eq!(judged(&[Letter, Letter, Blank, Letter]), "ab,c", "no ink to tell by");
+        assert_eq!(
+            judged_with(&[Letter, Letter, Comma, Letter], &[(40..46, 42..48)]),
+            "ab,c",
+            "beside the line below's"
+        );
+        // issue-598's bitmap font: a comma's head on the baseline, its tail apart below it.
+        assert_eq!(judged_with(&[Letter, Letter, Blank, Letter], &[(38..42, 33..38), (35..37, 41..46)]), "ab,c");
     }
 
     #[test]
