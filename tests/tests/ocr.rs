@@ -286,8 +286,10 @@ fn same_shape_capitals_standing_small_in_small_words_are_read_small() {
 /// degrees" read "Al degrees" and us-038's "Volume II" read "Volume I", until an l or I
 /// owning two narrow strokes of one height and width was doubled; a run of them owning more
 /// strokes than it holds letters takes one for each (us-038's and us-039's "Volumes III" read
-/// "II"). And one for no stroke: schools' "MN" read "MIN" twice, an I doubted on the paper
-/// between the M and the N.
+/// "II"), counting a stroke the letter before owns besides its own glyph (us-007's page 2
+/// read "(WJII)" for two of its fourteen "(WJIII)", the J's steps over the first I). And one
+/// for no stroke: schools' "MN" read "MIN" twice, an I doubted on the paper between the M
+/// and the N.
 #[test]
 fn an_l_or_i_is_read_once_for_each_stroke_of_its_ink() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -306,6 +308,10 @@ fn an_l_or_i_is_read_once_for_each_stroke_of_its_ink() {
             (&format!("{icdar}/competition-dataset-us/us-039.pdf"), &["Volume III and"]),
         ],
     );
+    let us007 = corpus.join(format!("{icdar}/competition-dataset-us/us-007.pdf"));
+    let page_two = extract_with(&us007, &Options { pages: Some(vec![2]), ..opts(&models, OcrMode::Force) });
+    let text = collapse_ws(&page_two.expect("us-007").pages[0].text);
+    assert!(text.matches("(WJIII)").count() == 14 && !text.contains("(WJII)"), "{text}");
 }
 
 /// puertos1, a table of fishery exports read from its page rendered: a cell's "%" touching

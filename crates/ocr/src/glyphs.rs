@@ -449,6 +449,18 @@ impl CropInk {
         (0..self.boxes.len()).filter(|&k| self.is_letter(&self.boxes[k]) && owner(&self.boxes[k]) == Some(i)).collect()
     }
 
+    /// The stroke `decoded[k]` owns besides its own glyph, where it owns two letter blobs: the
+    /// right one, where it is narrow (`STROKE_MAX_WIDTH`) and unlike the left (`boxes_alike`).
+    /// us-007's "WJIII" read "WJII", the J's steps owning the first I's stroke; a broken H's
+    /// or n's two stems are alike and keep theirs.
+    fn stroke_lent(&self, decoded: &[Decoded], k: usize, step_px: f32) -> Option<usize> {
+        let [a, b] = self.letters_of(decoded, k, step_px)[..] else { return None };
+        let [own, lent] = if self.boxes[a][0] <= self.boxes[b][0] { [a, b] } else { [b, a] };
+        let stroke = &self.boxes[lent];
+        (width(stroke) <= STROKE_MAX_WIDTH * height(stroke) && !boxes_alike(&[self.boxes[own], *stroke]))
+            .then_some(lent)
+    }
+
     /// Whether no letter blob spans column `x`.
     fn on_paper(&self, x: f32) -> bool {
         !self.boxes.iter().any(|b| self.is_letter(b) && (b[0] as f32..=(b[2] + 1) as f32).contains(&x))
@@ -631,7 +643,8 @@ pub fn en_dashes_beside_page_hyphens(lines: &mut [OcrLine]) {
 /// strokes alike (`CropInk::strokes_alike`) is doubled, as the model merged schools' "Jill"
 /// into "Jil", the tabula pages' "million" into "milion", "All" into "Al" and "II" into "I";
 /// a run of one of them owning more strokes alike than it holds letters takes one for each
-/// ("III" read "II", nics' "Illinois" read "linois"); where it owns as many the model read
+/// ("III" read "II", nics' "Illinois" read "linois"), the letter before lending it a stroke
+/// it owns besides its own glyph (`CropInk::stroke_lent`); where it owns as many the model read
 /// each stroke ("will", "pillows" and "Renville" as printed), and a run of l and I mixed is
 /// left as read. One read doubtfully (`PHANTOM_MAX_CONFIDENCE`) between two letters, owning
 /// no ink, its steps on the paper between theirs, is dropped, as schools' "MN" read "MIN".
@@ -649,7 +662,8 @@ pub fn strokes_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
             i += 1;
             continue;
         }
-        let owned: Vec<usize> = (i..i + run).flat_map(|k| ink.letters_of(decoded, k, step_px)).collect();
+        let mut owned: Vec<usize> = (i..i + run).flat_map(|k| ink.letters_of(decoded, k, step_px)).collect();
+        owned.extend(i.checked_sub(1).and_then(|k| ink.stroke_lent(decoded, k, step_px)));
         let uniform = decoded[i..i + run].iter().all(|d| d.ch == decoded[i].ch);
         let strokes = ink.strokes_alike(&owned).filter(|strokes| uniform && strokes.len() > run);
         if let Some(readings) = strokes.and_then(|strokes| stroke_steps(decoded, i..i + run, &strokes, step_px)) {
@@ -1430,6 +1444,12 @@ mod tests {
         assert_eq!(text(&doubled(vec![at('I', 1)], &[Stroke, Descender])), "I");
         // A single stroke, its neighbour's ink owned by the neighbour.
         assert_eq!(text(&doubled(decoded("al"), &[Letter, Stroke])), "al");
+        // us-007's "WJIII" read "WJII", the J's steps owning the first I's stroke besides its own
+        // glyph: the stroke is the run's. A broken H's second stem, alike its first, is not.
+        let wj =
+            doubled(vec![at('W', 0), at('J', 4), at('I', 6), at('I', 8)], &[Letter, Descender, Stroke, Stroke, Stroke]);
+        assert_eq!(text(&wj), "WJIII");
+        assert_eq!(text(&doubled(vec![at('H', 1), at('I', 5)], &[Stroke, Stroke, Stroke])), "HI");
     }
 
     #[test]
