@@ -1072,22 +1072,23 @@ fn dashes_by_length(decoded: &mut [Decoded], ink: &CropInk, step_px: f32) -> Vec
 /// is, only"). A comma's own ink, whole or in pieces (issue-598's bitmap font parts a
 /// comma's tail from its head), stands on the baseline in part and keeps it.
 fn commas_of_the_line_below(decoded: &mut Vec<Decoded>, ink: &CropInk, step_px: f32) {
+    if !decoded.iter().any(|d| d.ch == ',') {
+        return;
+    }
     let Some((baseline, unit)) = ink.line_baseline() else { return };
     let below = |b: &[usize; 4]| b[1] as f32 - baseline >= BELOW_LINE_MIN_DROP * unit;
     // Specks aside, and the line above's ink, which the crop's top cuts.
     let ink_here = |b: &[usize; 4]| !ink.is_speck(b) && b[1] > 0;
-    let mut i = 0;
-    while i < decoded.len() {
-        let span = steps_span(decoded, i, step_px);
-        if decoded[i].ch == ','
-            && ink.nearest(span, ink_here).is_some_and(|k| below(&ink.boxes[k]))
-            && ink.nearest(span, |b| ink_here(b) && !ink.is_letter(b) && !below(b)).is_none()
-        {
-            decoded.remove(i);
-            continue;
-        }
-        i += 1;
-    }
+    let of_the_line_below: Vec<bool> = (0..decoded.len())
+        .map(|i| {
+            let span = || steps_span(decoded, i, step_px);
+            decoded[i].ch == ','
+                && ink.nearest(span(), ink_here).is_some_and(|k| below(&ink.boxes[k]))
+                && ink.nearest(span(), |b| ink_here(b) && !ink.is_letter(b) && !below(b)).is_none()
+        })
+        .collect();
+    let mut drop = of_the_line_below.into_iter();
+    decoded.retain(|_| !drop.next().unwrap_or(false));
 }
 
 /// Commas read as full stops, told by their ink (`CropInk::separator`): the nearest mark's
