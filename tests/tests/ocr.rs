@@ -1251,6 +1251,28 @@ fn quotation_marks_are_curly_or_straight_as_printed() {
     }
 }
 
+/// The orientation model splits its vote on pr-138's rows of figures, rendered at 100 or 110
+/// dpi, and on issue18117's line of letters, figures and ideographs; each page read upside
+/// down ("61P060 ZP8-00", "6829tTOzΛx") until such votes were settled by reading.
+#[test]
+fn pages_whose_orientation_vote_splits_read_the_right_way_up() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("pdfplumber/tests/pdfs/pr-138-example.pdf");
+    let bytes = std::fs::read(&path).expect("pr-138");
+    for dpi in [100.0, 110.0] {
+        let png = docsift::render_page_png(&bytes, None, 1, dpi).expect("render");
+        let ocr = docsift::extract_until(&png, &opts(&models, OcrMode::Auto), &|_| {}, &|| true).expect("ocr");
+        let text = collapse_ws(&ocr.pages[0].text);
+        assert!(text.contains("Home Loan Interest Rates Effective as at 9 April 2019"), "{dpi} dpi: {text}");
+    }
+    page_ones_hold(
+        &corpus,
+        &models,
+        &[("pdfjs/test/pdfs/issue18117.pdf", &["abc defghijklmno pqrstuvw xyz0123456789"])],
+    );
+}
+
 /// scotus-transcript p1 rendered at `dpi` and read by OCR, and its own text layer.
 fn scotus_at(corpus: &Path, models: &Arc<docsift::OcrModels>, dpi: f32) -> (String, String) {
     let path = corpus.join("pdfplumber/tests/pdfs/scotus-transcript-p1.pdf");

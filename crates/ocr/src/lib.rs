@@ -435,7 +435,9 @@ impl Engine {
     }
 
     /// Turns upside-down lines the right way up: the widest lines of each direction are
-    /// asked and vote for all of it (see `rec::upside_down_directions`).
+    /// asked and vote for all of it (see `rec::upside_down_directions`); a direction whose
+    /// vote is unsure is settled by reading its widest lines both ways round (see
+    /// `rec::unsure_votes`).
     pub async fn orient(
         &self,
         img: &RgbImage,
@@ -445,7 +447,8 @@ impl Engine {
         if !self.backend.has(ModelKind::Orientation) {
             return Ok(quads);
         }
-        let voters: Vec<Quad> = rec::orientation_voters(&quads).into_iter().map(|i| quads[i]).collect();
+        let voter_indices = rec::orientation_voters(&quads);
+        let voters: Vec<Quad> = voter_indices.iter().map(|&i| quads[i]).collect();
         let total = voters.len();
         let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
         let slots = self.static_input(ModelKind::Orientation, h, w).map_or(DYNAMIC_LINES_PER_CALL, |[n, ..]| n.max(1));
@@ -465,13 +468,39 @@ impl Engine {
             upside_down.extend(probs.into_iter().chain(std::iter::repeat(0.0)).take(batch.len()));
         }
         let angles: Vec<f32> = voters.iter().map(Quad::angle).collect();
-        let directions = rec::upside_down_directions(&angles, &upside_down);
+        let votes = rec::upside_down_votes(&angles, &upside_down);
+        let mut directions = rec::upside_down_directions(&votes);
+        for (direction, unsure) in rec::unsure_votes(&votes).into_iter().enumerate() {
+            if unsure {
+                // The asking is done; this reading is its last call.
+                if !progress(Step::Orientation { done: total, total }) {
+                    return Err(OcrError::Cancelled);
+                }
+                let readers = rec::orientation_readers(&quads, &voter_indices, direction);
+                if let Some(turned) = self.reads_better_turned(img, &readers).await? {
+                    directions[direction] = turned;
+                }
+            }
+        }
         for q in quads.iter_mut() {
             if rec::flips(&directions, q.angle()) {
                 *q = q.half_turn();
             }
         }
         Ok(quads)
+    }
+
+    /// Whether lines `quads` read better turned round than as they stand; None where the
+    /// readings tie (`rec::reads_better_turned`).
+    async fn reads_better_turned(&self, img: &RgbImage, quads: &[Quad]) -> Result<Option<bool>, OcrError> {
+        let turned: Vec<Quad> = quads.iter().map(Quad::half_turn).collect();
+        let mut read = [Vec::new(), Vec::new()];
+        for (lines, quads) in read.iter_mut().zip([quads, &turned]) {
+            for batch in self.recognition_batches(quads, &Beside::default()) {
+                lines.extend(self.recognize_quads(img, &batch).await?);
+            }
+        }
+        Ok(rec::reads_better_turned(&read[0], &read[1]))
     }
 
     /// Ink detection misses beside `quads`: marks, bullets, dashes and strokes on their rows

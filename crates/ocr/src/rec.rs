@@ -8,7 +8,7 @@ use image::{Rgb, RgbImage};
 
 use crate::backend::Tensor;
 use crate::geometry::{Point, Quad, quarter_turns};
-use crate::{det, marks};
+use crate::{OcrLine, det, marks};
 
 /// Model input height of the PP-OCR recognition and orientation models.
 pub const LINE_HEIGHT: usize = 48;
@@ -513,17 +513,64 @@ pub fn orientation_voters(quads: &[Quad]) -> Vec<usize> {
     voters
 }
 
-/// Which directions to turn upside down. A page's lines share an orientation, and the model is
-/// sure of only some of them, so lines vote: all lines running in one direction flip together
-/// when their voters' mean 180° probability is above one half.
-pub fn upside_down_directions(angles: &[f32], upside_down: &[f32]) -> [bool; 4] {
+/// Each direction's voters' mean 180° probability; None for a direction no line runs in.
+pub fn upside_down_votes(angles: &[f32], upside_down: &[f32]) -> [Option<f32>; 4] {
     let mut sum = [0.0f32; 4];
     let mut count = [0usize; 4];
     for (&a, &p) in angles.iter().zip(upside_down) {
         sum[quarter_turns(a)] += p;
         count[quarter_turns(a)] += 1;
     }
-    std::array::from_fn(|d| sum[d] > 0.5 * count[d] as f32)
+    std::array::from_fn(|d| (count[d] > 0).then(|| sum[d] / count[d] as f32))
+}
+
+/// Which directions to turn upside down. A page's lines share an orientation, and the model is
+/// sure of only some of them, so lines vote: all lines running in one direction flip together
+/// when their voters' mean 180° probability is above one half.
+pub fn upside_down_directions(votes: &[Option<f32>; 4]) -> [bool; 4] {
+    votes.map(|vote| vote.is_some_and(|mean| mean > 0.5))
+}
+
+/// A vote this near one half is checked by reading (`unsure_votes`): the orientation model
+/// splits on lines of figures, which read alike turned ("%", "0", "6" and "9"), and on small
+/// print: pr-138's table rows, rendered at 100 dpi, voted 0.53 and its page read upside down,
+/// as issue18117's line (0.65) did at 200 dpi. 22 of the 284 corpus PDFs' first pages hold a
+/// direction voted this unsurely at 200 dpi (each reads 8 lines more).
+pub const UNSURE_VOTE: f32 = 0.25;
+
+/// The directions whose vote is unsure (within `UNSURE_VOTE` of one half).
+pub fn unsure_votes(votes: &[Option<f32>; 4]) -> [bool; 4] {
+    votes.map(|vote| vote.is_some_and(|mean| (mean - 0.5).abs() < UNSURE_VOTE))
+}
+
+/// Lines of an unsure direction read both ways round to settle it (`orientation_by_reading`):
+/// its widest voters, which hold the most letters for the reading's confidence to weigh.
+pub const ORIENTATION_READERS: usize = 4;
+
+/// Of the voters `voters` (indices into `quads`), the `ORIENTATION_READERS` widest running in
+/// direction `direction`.
+pub fn orientation_readers(quads: &[Quad], voters: &[usize], direction: usize) -> Vec<Quad> {
+    let mut readers: Vec<Quad> =
+        voters.iter().map(|&i| quads[i]).filter(|q| quarter_turns(q.angle()) == direction).collect();
+    readers.sort_by(|a, b| b.width().total_cmp(&a.width()));
+    readers.truncate(ORIENTATION_READERS);
+    readers
+}
+
+/// Whether lines read turned round read better than as they stand: the mean confidence of
+/// their letters and figures each way (`letters_confidence`), marks aside, as an upside-down
+/// line reads as marks too ("'", ",", "."). None where the two tie, as where neither way
+/// reads a letter (150109DSP's page 2: a vertical rule read as nothing either way).
+pub fn reads_better_turned(as_they_stand: &[OcrLine], turned: &[OcrLine]) -> Option<bool> {
+    let (upright, turned) = (letters_confidence(as_they_stand), letters_confidence(turned));
+    (turned != upright).then_some(turned > upright)
+}
+
+/// The mean confidence of the letters and figures of `lines`; 0 where they read none.
+fn letters_confidence(lines: &[OcrLine]) -> f32 {
+    let confidences: Vec<f32> =
+        lines.iter().flat_map(|l| &l.chars).filter(|c| c.ch.is_alphanumeric()).map(|c| c.confidence).collect();
+    if confidences.is_empty() { 0.0 } else { confidences.iter().sum::<f32>() / confidences.len() as f32 }
 }
 
 /// Whether a line at `angle` is turned, given `upside_down_directions`.
@@ -1541,11 +1588,49 @@ mod tests {
         let right = 0.0;
         let down = std::f32::consts::FRAC_PI_2;
         // Three upside-down lines, one of which the model doubts; one vertical line alone.
-        let dirs = upside_down_directions(&[right, right, right, down], &[0.95, 0.3, 0.9, 0.2]);
+        let dirs = upside_down_directions(&upside_down_votes(&[right, right, right, down], &[0.95, 0.3, 0.9, 0.2]));
         assert!(flips(&dirs, right) && flips(&dirs, 0.1));
         assert!(!flips(&dirs, down));
         // Directions no line voted for stay as they are.
         assert!(!flips(&dirs, -down));
+    }
+
+    #[test]
+    fn a_vote_near_one_half_is_settled_by_reading_the_widest_lines_both_ways() {
+        let (right, down) = (0.0, std::f32::consts::FRAC_PI_2);
+        // pr-138's rows at 100 dpi: a split vote; a sure one beside it; no line upwards.
+        let votes = upside_down_votes(&[right, right, right, down, down], &[0.86, 0.11, 0.71, 0.05, 0.1]);
+        assert_eq!(unsure_votes(&votes), [true, false, false, false]);
+        assert_eq!(upside_down_directions(&votes), [true, false, false, false]);
+        assert!(!unsure_votes(&upside_down_votes(&[right], &[0.85]))[0], "a clear vote is kept");
+
+        let line = |w: f32| Quad([[0.0, 0.0], [w, 0.0], [w, 10.0], [0.0, 10.0]]);
+        let quads: Vec<Quad> = (0..ORIENTATION_READERS + 3).map(|i| line(100.0 + i as f32)).collect();
+        let vertical = line(500.0).quarter_turn();
+        let all: Vec<Quad> = quads.iter().copied().chain([vertical]).collect();
+        let voters: Vec<usize> = (0..all.len()).collect();
+        let readers = orientation_readers(&all, &voters, 0);
+        let widest: Vec<Quad> = quads.iter().rev().take(ORIENTATION_READERS).copied().collect();
+        assert_eq!(readers, widest, "the widest of the direction asked, the vertical line aside");
+    }
+
+    #[test]
+    fn lines_read_better_turned_by_their_letters_confidence_marks_aside() {
+        use crate::test_support::{line, line_of_chars, rect};
+        let quad = rect(0.0, 0.0, 100.0, 10.0);
+        let upright = [line("dcun", quad, 0.9)];
+        let garbled = [line("uunp", quad, 0.6)];
+        assert_eq!(
+            (reads_better_turned(&garbled, &upright), reads_better_turned(&upright, &garbled)),
+            (Some(true), Some(false))
+        );
+        // An upside-down line reads marks surely ("'" for a comma): they do not count.
+        let mut with_marks = line("uunp", quad, 0.6);
+        with_marks.chars.extend(line("''", quad, 0.99).chars);
+        let with_marks = line_of_chars(quad, with_marks.chars, 0.8);
+        let fair = [line("dcun", quad, 0.7)];
+        assert_eq!(reads_better_turned(&[with_marks], &fair), Some(true));
+        assert_eq!(reads_better_turned(&[], &[line(",", quad, 0.9)]), None, "no letter either way: the vote stands");
     }
 
     #[test]
