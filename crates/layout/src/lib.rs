@@ -7,7 +7,7 @@ mod bidi;
 mod order;
 
 use docsift_model::{BBox, Char, Direction, Line, Origin, Page, Word};
-pub use order::median;
+pub use order::{median, weighted_median};
 
 /// Gap between two glyphs, as a fraction of the font size, above which they belong to
 /// different words. Word spaces run 0.2–0.33 em even in tight justified text, while
@@ -386,6 +386,9 @@ pub struct KnownLine {
     pub v1: f32,
     /// Font size (em) of the line's text.
     pub size: f32,
+    /// How the line's own box leans in the frame, across per along (OCR: its box's angle
+    /// less the frame's); 0 where it has none of its own (native text).
+    pub tilt: f32,
 }
 
 impl KnownLine {
@@ -406,22 +409,45 @@ const SKEW_MIN_RUN: f32 = 5.0;
 /// A skew is measured from at least this many pairs of lines on one row: a page of few says
 /// too little.
 const SKEW_MIN_PAIRS: usize = 8;
-/// The steepest skew (across per along, about a degree) the rows measure: DB's boxes show
-/// steeper ones, which turn the page's frame (`KnownLine`'s u and v) already.
-const MAX_UNSEEN_SKEW: f32 = 0.017;
-
-/// The skew (across per along) left in lines' frame, measured from pairs of them on one row
-/// (`ROW_CENTER_TOLERANCE`) far apart along it (`SKEW_MIN_RUN`): the median of the pairs'
-/// slopes, weighted by their runs. A scan skewed under about half a degree keeps it, as DB's
-/// boxes of short lines come out level (jpeg2000.pdf's 0.35° gave 185 of its 210 boxes no
-/// angle at all), and its table's rows drifted 3.5 pt of their 11 across the page: a label
-/// parted from its figures and was read after them. 0 where the pairs are too few
-/// (`SKEW_MIN_PAIRS`) or the slope too steep (`MAX_UNSEEN_SKEW`).
+/// The steepest skew (across per along, about 3°) the rows measure: DB's boxes show steeper
+/// ones, which turn the page's frame (`KnownLine`'s u and v) already, but up to 2.5° it may
+/// draw most short words level and leave the frame level too.
+const MAX_UNSEEN_SKEW: f32 = 0.05;
+/// The skew (across per along) left in lines' frame: the median slope of pairs of lines on
+/// one row far apart along it (`pairs_on_rows`), weighted by their runs, once the lines are
+/// levelled by whichever sets more such pairs on rows: none, or the lines' own lean (the
+/// median of their boxes' tilts, weighted by their lengths). A scan skewed under about half
+/// a degree keeps it, as DB's boxes of short lines come out level (jpeg2000.pdf's 0.35° gave
+/// 185 of its 210 boxes no angle at all), and its table's rows drifted 3.5 pt of their 11
+/// across the page: a label parted from its figures and was read after them. Up to 2.5° DB
+/// still draws most short words level, which keeps the frame (their median angle) level,
+/// while its long lines lean; measured unlevelled, rows rising about their spacing across
+/// the page paired fields far apart on neighbouring rows, which outweighed the true pairs
+/// (la-precinct-bulletin skewed 1° and 1.5°: slopes 0.0004 and 0.004, its rows read column
+/// by column). A long line's box may lean on a level page (rotated_page's rows of dot
+/// leaders, 0.6°), which the pairs then outvote; trying every skew instead was fooled by
+/// level columns whose baselines are staggered (labor.pdf, us-007), even counting rows of
+/// three lines or more only. 0 where the pairs are too few (`SKEW_MIN_PAIRS`) or the slope
+/// too steep (`MAX_UNSEEN_SKEW`).
 fn rows_to_skew<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> f32 {
-    let mut by_v: Vec<&KnownLine> = lines.collect();
+    let lines: Vec<&KnownLine> = lines.collect();
+    let lean = weighted_median(lines.iter().map(|k| (k.tilt, k.u1 - k.u0)).collect());
+    let (at_level, at_lean) = (pairs_on_rows(&lines, 0.0), pairs_on_rows(&lines, lean));
+    let (base, pairs) = if at_lean.len() > at_level.len() { (lean, at_lean) } else { (0.0, at_level) };
+    if pairs.len() < SKEW_MIN_PAIRS {
+        return 0.0;
+    }
+    let slope = base + weighted_median(pairs);
+    if slope.abs() <= MAX_UNSEEN_SKEW { slope } else { 0.0 }
+}
+
+/// The pairs of `lines` on one row (`ROW_CENTER_TOLERANCE`) far apart along it
+/// (`SKEW_MIN_RUN`) once levelled by `slope`: each pair's slope so levelled and its run.
+fn pairs_on_rows(lines: &[&KnownLine], slope: f32) -> Vec<(f32, f32)> {
+    let mut by_v: Vec<KnownLine> = lines.iter().map(|k| k.levelled(slope)).collect();
     by_v.sort_by(|a, b| a.center().total_cmp(&b.center()));
     let tallest = by_v.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
-    let mut slopes: Vec<(f32, f32)> = Vec::new();
+    let mut pairs = Vec::new();
     for (i, a) in by_v.iter().enumerate() {
         for b in by_v[i + 1..].iter().take_while(|b| b.center() - a.center() < ROW_CENTER_TOLERANCE * tallest) {
             let thinner = (a.v1 - a.v0).min(b.v1 - b.v0);
@@ -429,21 +455,11 @@ fn rows_to_skew<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> f32 {
             let apart = b.u0 > a.u1 || a.u0 > b.u1;
             if apart && run.abs() >= SKEW_MIN_RUN * thinner && b.center() - a.center() < ROW_CENTER_TOLERANCE * thinner
             {
-                slopes.push(((b.center() - a.center()) / run, run.abs()));
+                pairs.push(((b.center() - a.center()) / run, run.abs()));
             }
         }
     }
-    if slopes.len() < SKEW_MIN_PAIRS {
-        return 0.0;
-    }
-    slopes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let half = slopes.iter().map(|s| s.1).sum::<f32>() / 2.0;
-    let mut seen = 0.0;
-    let median = slopes.iter().find(|s| {
-        seen += s.1;
-        seen >= half
-    });
-    median.map(|s| s.0).filter(|s| s.abs() <= MAX_UNSEEN_SKEW).unwrap_or(0.0)
+    pairs
 }
 
 /// Two known lines are on one row (table cells, split boxes of one text line) when their
@@ -704,7 +720,15 @@ mod tests {
             for (k, c) in text.chars().enumerate() {
                 chars.push(ch(&c.to_string(), x + 5.0 * k as f32, y + ink_top, 5.0, 5.0));
             }
-            known.push(KnownLine { chars: start..chars.len(), u0: x, u1: x + w, v0: y, v1: y + box_h, size: 5.0 });
+            known.push(KnownLine {
+                chars: start..chars.len(),
+                u0: x,
+                u1: x + w,
+                v0: y,
+                v1: y + box_h,
+                size: 5.0,
+                tilt: 0.0,
+            });
         }
         let mut p = page_of(chars);
         assemble_known_lines(&mut p, &known);
@@ -757,6 +781,11 @@ mod tests {
 
     /// A page assembled from known lines (x, top, bottom, text), each character 5 wide.
     fn cells_page(cells: &[(f32, f32, f32, &str)]) -> Page {
+        cells_page_leaning(cells, 0.0)
+    }
+
+    /// A page of `cells` (left, top, bottom, text) as OCR lines whose boxes lean `tilt`.
+    fn cells_page_leaning(cells: &[(f32, f32, f32, &str)], tilt: f32) -> Page {
         let mut chars = Vec::new();
         let mut known = Vec::new();
         for &(x, top, bottom, text) in cells {
@@ -765,7 +794,15 @@ mod tests {
                 chars.push(ch(&c.to_string(), x + 5.0 * k as f32, top, 5.0, bottom - top));
             }
             let u1 = x + 5.0 * text.chars().count() as f32;
-            known.push(KnownLine { chars: start..chars.len(), u0: x, u1, v0: top, v1: bottom, size: bottom - top });
+            known.push(KnownLine {
+                chars: start..chars.len(),
+                u0: x,
+                u1,
+                v0: top,
+                v1: bottom,
+                size: bottom - top,
+                tilt,
+            });
         }
         let mut p = page_of(chars);
         assemble_known_lines(&mut p, &known);
@@ -826,6 +863,7 @@ mod tests {
                 v0: *top,
                 v1: *bottom,
                 size: 11.0,
+                tilt: 0.0,
             })
             .collect()
     }
@@ -839,6 +877,41 @@ mod tests {
         assert!(rows_to_skew(level.iter()).abs() < 0.001);
         // Too few pairs say nothing.
         assert_eq!(rows_to_skew(skewed[..3].iter()), 0.0);
+    }
+
+    #[test]
+    fn rows_rising_their_spacing_across_the_page_are_read_one_by_one() {
+        // la-precinct-bulletin skewed 1.5°: fields 300 pt apart on rows 14 pt apart, so the
+        // first field of a row stands level with the last but one of the row above; DB's
+        // boxes lean with the rows.
+        let slope = 0.026;
+        let names = ["GOVERNOR", "YES", "NO", "TOTAL"];
+        let cells: Vec<(f32, f32, f32, String)> = (0..10)
+            .flat_map(|r| {
+                names.iter().enumerate().map(move |(c, name)| {
+                    let x = 300.0 * c as f32;
+                    let top = 14.0 * r as f32 + slope * (x + 2.5 * name.len() as f32);
+                    (x, top, top + 11.0, format!("{name}{r}"))
+                })
+            })
+            .collect();
+        let leaning: Vec<KnownLine> = known_cells(&cells).into_iter().map(|k| KnownLine { tilt: slope, ..k }).collect();
+        let measured = rows_to_skew(leaning.iter());
+        assert!((measured - slope).abs() < 0.001, "{measured}");
+        let cells: Vec<(f32, f32, f32, &str)> = cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect();
+        let p = cells_page_leaning(&cells, slope);
+        assert!(p.text.starts_with("GOVERNOR0 YES0 NO0 TOTAL0\nGOVERNOR1 YES1 NO1 TOTAL1\n"), "{}", p.text);
+        // Two level columns of prose, their baselines staggered by half a line (labor.pdf),
+        // pair up line by line at a skew their boxes do not lean by.
+        let prose: Vec<(f32, f32, f32, String)> = (0..30)
+            .flat_map(|r| [(0.0, 14.0 * r as f32), (300.0, 14.0 * r as f32 + 7.0)])
+            .map(|(x, top)| (x, top, top + 11.0, "w".repeat(50)))
+            .collect();
+        assert_eq!(rows_to_skew(known_cells(&prose).iter()), 0.0);
+        // Boxes leaning on a level page (rotated_page's rows of dot leaders) level nothing.
+        let level: Vec<KnownLine> =
+            known_cells(&skewed_table(&SKEWED_ROWS)).into_iter().map(|k| KnownLine { tilt: 0.01, ..k }).collect();
+        assert!((rows_to_skew(level.iter()) + 3.5 / 560.0).abs() < 0.001);
     }
 
     #[test]

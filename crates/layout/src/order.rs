@@ -38,6 +38,20 @@ pub fn median(mut v: Vec<f32>) -> f32 {
     v[v.len() / 2]
 }
 
+/// The median of `(value, weight)` pairs, each counting as much as its weight: the value at
+/// which the weights below reach half of all (0 for none).
+pub fn weighted_median(mut v: Vec<(f32, f32)>) -> f32 {
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = v.iter().map(|p| p.1).sum::<f32>() / 2.0;
+    let mut seen = 0.0;
+    v.iter()
+        .find(|p| {
+            seen += p.1;
+            seen >= half
+        })
+        .map_or(0.0, |p| p.0)
+}
+
 /// Orders segments; each returned group is one output line (segments of one geometric
 /// line inside one region), groups in reading order.
 pub fn order_segments(segs: &[Segment]) -> Vec<Vec<usize>> {
@@ -135,6 +149,13 @@ mod tests {
 
     fn seg(line: usize, u0: f32, u1: f32, v0: f32) -> Segment {
         Segment { line, u0, u1, v0, v1: v0 + 10.0, size: 10.0 }
+    }
+
+    #[test]
+    fn a_weighted_median_counts_each_value_by_its_weight() {
+        assert_eq!(weighted_median(vec![(0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (2.0, 5.0)]), 2.0);
+        assert_eq!(weighted_median(vec![(3.0, 1.0), (1.0, 1.0), (2.0, 1.0)]), 2.0);
+        assert_eq!(weighted_median(Vec::new()), 0.0);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use docsift_layout::{KnownLine, assemble_known_lines};
 use docsift_model::{BBox, Block, BlockKind, Char, Direction, Matrix, OcrInfo, Origin, Page, Warning, Word};
 
 use crate::OcrLine;
-use crate::geometry::{Quad, reading_angle};
+use crate::geometry::{Quad, reading_angle, turn_between};
 use crate::layout::{LayoutRegion, RegionKind};
 
 /// Font name given to recognised characters.
@@ -88,7 +88,8 @@ pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine:
                 (u0, u1) = (u0.min(u), u1.max(u));
             }
         }
-        known.push(KnownLine { chars: start..page.chars.len(), u0, u1, v0, v1, size });
+        let tilt = turn_between(lq.angle(), theta).tan();
+        known.push(KnownLine { chars: start..page.chars.len(), u0, u1, v0, v1, size, tilt });
         conf_sum += line.confidence;
     }
     assemble_known_lines(page, &known);
