@@ -650,7 +650,7 @@ fn columns_whose_lines_detection_joins_across_the_gutter_are_read_one_after_the_
 /// "NO", vote counts) came out of DB in level boxes, its long lines turned, and counted once
 /// each the level ones held the page's frame level while its rows rose a row's spacing across
 /// it, so they were read column by column (CER 0.13 at 1° here; turned by Pillow, 0.46 at 1°
-/// and 0.53 at 1.5°).
+/// and 0.53 at 1.5°). nics-background-checks' cells are all short: no box leans.
 #[test]
 fn a_page_skewed_a_degree_or_two_reads_row_by_row_as_upright() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -665,6 +665,14 @@ fn a_page_skewed_a_degree_or_two_reads_row_by_row_as_upright() {
         eprintln!("la-precinct-bulletin skewed {degrees}°: CER {e:.4}");
         assert!(e <= 0.01, "{degrees}°:\n{}", doc.pages[0].text);
     }
+    // A table whose boxes DB draws level, every one of them short (`table_skew`).
+    let path = corpus.join("pdfplumber/tests/pdfs/nics-background-checks-2015-11.pdf");
+    let png = docsift::render_page_png(&std::fs::read(&path).expect("nics"), None, 1, 200.0).expect("render");
+    let page = image::load_from_memory(&png).expect("png").to_rgb8();
+    let doc = read_made_image(&turned(&page, 1.5), &models, "skewed");
+    let e = cer(&doc.pages[0].text, &page_one_native(&path));
+    eprintln!("nics-background-checks skewed 1.5°: CER {e:.4}");
+    assert!(e <= 0.01, "{}", doc.pages[0].text);
 }
 
 /// The median size of a page's characters.

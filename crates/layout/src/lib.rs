@@ -425,37 +425,92 @@ const MAX_UNSEEN_SKEW: f32 = 0.05;
 /// the page paired fields far apart on neighbouring rows, which outweighed the true pairs
 /// (la-precinct-bulletin skewed 1° and 1.5°: slopes 0.0004 and 0.004, its rows read column
 /// by column). A long line's box may lean on a level page (rotated_page's rows of dot
-/// leaders, 0.6°), which the pairs then outvote; trying every skew instead was fooled by
-/// level columns whose baselines are staggered (labor.pdf, us-007), even counting rows of
-/// three lines or more only. 0 where the pairs are too few (`SKEW_MIN_PAIRS`) or the slope
-/// too steep (`MAX_UNSEEN_SKEW`).
+/// leaders, 0.6°), which the pairs then outvote. A table with no long line is levelled by the
+/// skew that sets its rows (`table_skew`); trying every skew for any page was fooled by level
+/// columns whose baselines are staggered (labor.pdf, us-007). 0 where the pairs are too few
+/// (`SKEW_MIN_PAIRS`) or the slope too steep (`MAX_UNSEEN_SKEW`).
 fn rows_to_skew<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> f32 {
     let lines: Vec<&KnownLine> = lines.collect();
     let lean = weighted_median(lines.iter().map(|k| (k.tilt, k.u1 - k.u0)).collect());
     let (at_level, at_lean) = (pairs_on_rows(&lines, 0.0), pairs_on_rows(&lines, lean));
-    let (base, pairs) = if at_lean.len() > at_level.len() { (lean, at_lean) } else { (0.0, at_level) };
+    let (mut base, mut pairs) = if at_lean.len() > at_level.len() { (lean, at_lean) } else { (0.0, at_level) };
+    if let Some(table) = table_skew(&lines).filter(|&slope| slope != base) {
+        (base, pairs) = (table, pairs_on_rows(&lines, table));
+    }
     if pairs.len() < SKEW_MIN_PAIRS {
         return 0.0;
     }
-    let slope = base + weighted_median(pairs);
+    let slope = base + weighted_median(pairs.iter().map(|p| (p.slope, p.run)).collect());
     if slope.abs() <= MAX_UNSEEN_SKEW { slope } else { 0.0 }
 }
 
+/// Skews are tried this far apart (across per along) by `table_skew`: a 2,000 px row's ends
+/// meet within a pixel.
+const SKEW_STEP: f32 = 0.0005;
+/// A skew tried is a table's where the pairs it sets on rows of three lines or more number
+/// at least this many per line: la-precinct-bulletin turned 1° and 1.5° held 1.9 at its
+/// skew, nics-background-checks turned 1.5° 9.3; on level pages the best of the other
+/// skews held 0.67 at most (federal-register's two columns; labor.pdf, us-007 and us-001's
+/// staggered baselines 0.14–0.28), where counting any pair moved their text.
+const TABLE_PAIRS_PER_LINE: f32 = 1.0;
+
+/// The skew, up to `MAX_UNSEEN_SKEW` (`SKEW_STEP` apart, the least of equals), that sets the
+/// most pairs of lines on rows of three or more (`pairs_of_full_rows`), where they are a
+/// table's (`TABLE_PAIRS_PER_LINE`): nics-background-checks turned 1.5° has no long line
+/// whose box leans, its cells' boxes all drawn level. None where no skew sets so many.
+fn table_skew(lines: &[&KnownLine]) -> Option<f32> {
+    let steps = (MAX_UNSEEN_SKEW / SKEW_STEP) as i32;
+    let tries = (0..=steps).flat_map(|k| [k, -k]).skip(1).map(|k| k as f32 * SKEW_STEP);
+    let mut best = (0.0, 0);
+    for slope in tries {
+        let held = pairs_of_full_rows(&pairs_on_rows(lines, slope), lines.len());
+        if held > best.1 {
+            best = (slope, held);
+        }
+    }
+    (best.1 as f32 >= TABLE_PAIRS_PER_LINE * lines.len() as f32).then_some(best.0)
+}
+
+/// How many of `pairs` (of `n` lines) join lines that each share their row with two others
+/// or more: level columns of prose whose baselines are staggered pair up line by line at some
+/// skew, but only a true skew sets three or more cells of a table's rows on one row.
+fn pairs_of_full_rows(pairs: &[RowPair], n: usize) -> usize {
+    let mut partners = vec![0usize; n];
+    for p in pairs {
+        partners[p.lines[0]] += 1;
+        partners[p.lines[1]] += 1;
+    }
+    pairs.iter().filter(|p| p.lines.iter().all(|&k| partners[k] >= 2)).count()
+}
+
+/// A pair of lines on one row (`pairs_on_rows`): the two (indices), the slope between them
+/// (across per along, as levelled) and their run.
+struct RowPair {
+    lines: [usize; 2],
+    slope: f32,
+    run: f32,
+}
+
 /// The pairs of `lines` on one row (`ROW_CENTER_TOLERANCE`) far apart along it
-/// (`SKEW_MIN_RUN`) once levelled by `slope`: each pair's slope so levelled and its run.
-fn pairs_on_rows(lines: &[&KnownLine], slope: f32) -> Vec<(f32, f32)> {
-    let mut by_v: Vec<KnownLine> = lines.iter().map(|k| k.levelled(slope)).collect();
-    by_v.sort_by(|a, b| a.center().total_cmp(&b.center()));
-    let tallest = by_v.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
+/// (`SKEW_MIN_RUN`) once levelled by `slope`.
+fn pairs_on_rows(lines: &[&KnownLine], slope: f32) -> Vec<RowPair> {
+    let levelled: Vec<KnownLine> = lines.iter().map(|k| k.levelled(slope)).collect();
+    let mut by_v: Vec<usize> = (0..levelled.len()).collect();
+    by_v.sort_by(|&a, &b| levelled[a].center().total_cmp(&levelled[b].center()));
+    let tallest = levelled.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
     let mut pairs = Vec::new();
-    for (i, a) in by_v.iter().enumerate() {
-        for b in by_v[i + 1..].iter().take_while(|b| b.center() - a.center() < ROW_CENTER_TOLERANCE * tallest) {
+    for (n, &i) in by_v.iter().enumerate() {
+        let a = &levelled[i];
+        let near =
+            by_v[n + 1..].iter().take_while(|&&j| levelled[j].center() - a.center() < ROW_CENTER_TOLERANCE * tallest);
+        for &j in near {
+            let b = &levelled[j];
             let thinner = (a.v1 - a.v0).min(b.v1 - b.v0);
             let run = ((b.u0 + b.u1) - (a.u0 + a.u1)) / 2.0;
             let apart = b.u0 > a.u1 || a.u0 > b.u1;
             if apart && run.abs() >= SKEW_MIN_RUN * thinner && b.center() - a.center() < ROW_CENTER_TOLERANCE * thinner
             {
-                pairs.push(((b.center() - a.center()) / run, run.abs()));
+                pairs.push(RowPair { lines: [i, j], slope: (b.center() - a.center()) / run, run: run.abs() });
             }
         }
     }
@@ -883,7 +938,7 @@ mod tests {
     fn rows_rising_their_spacing_across_the_page_are_read_one_by_one() {
         // la-precinct-bulletin skewed 1.5°: fields 300 pt apart on rows 14 pt apart, so the
         // first field of a row stands level with the last but one of the row above; DB's
-        // boxes lean with the rows.
+        // long boxes lean with the rows.
         let slope = 0.026;
         let names = ["GOVERNOR", "YES", "NO", "TOTAL"];
         let cells: Vec<(f32, f32, f32, String)> = (0..10)
@@ -897,6 +952,9 @@ mod tests {
             .collect();
         let leaning: Vec<KnownLine> = known_cells(&cells).into_iter().map(|k| KnownLine { tilt: slope, ..k }).collect();
         let measured = rows_to_skew(leaning.iter());
+        assert!((measured - slope).abs() < 0.001, "{measured}");
+        // Boxes drawn level (nics-background-checks turned 1.5°): the rows of a table say it.
+        let measured = rows_to_skew(known_cells(&cells).iter());
         assert!((measured - slope).abs() < 0.001, "{measured}");
         let cells: Vec<(f32, f32, f32, &str)> = cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect();
         let p = cells_page_leaning(&cells, slope);
