@@ -398,8 +398,13 @@ impl KnownLine {
 
     /// Across the text, less `slope` times how far along its middle lies.
     fn levelled(&self, slope: f32) -> KnownLine {
-        let rise = slope * (self.u0 + self.u1) / 2.0;
+        let rise = self.rise(slope);
         KnownLine { v0: self.v0 - rise, v1: self.v1 - rise, ..self.clone() }
+    }
+
+    /// How far a rise of `slope` across per along lifts the line's middle.
+    fn rise(&self, slope: f32) -> f32 {
+        slope * (self.u0 + self.u1) / 2.0
     }
 }
 
@@ -494,23 +499,21 @@ struct RowPair {
 /// The pairs of `lines` on one row (`ROW_CENTER_TOLERANCE`) far apart along it
 /// (`SKEW_MIN_RUN`) once levelled by `slope`.
 fn pairs_on_rows(lines: &[&KnownLine], slope: f32) -> Vec<RowPair> {
-    let levelled: Vec<KnownLine> = lines.iter().map(|k| k.levelled(slope)).collect();
-    let mut by_v: Vec<usize> = (0..levelled.len()).collect();
-    by_v.sort_by(|&a, &b| levelled[a].center().total_cmp(&levelled[b].center()));
-    let tallest = levelled.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
+    let centre: Vec<f32> = lines.iter().map(|k| k.center() - k.rise(slope)).collect();
+    let mut by_v: Vec<usize> = (0..lines.len()).collect();
+    by_v.sort_by(|&a, &b| centre[a].total_cmp(&centre[b]));
+    let tallest = lines.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
     let mut pairs = Vec::new();
     for (n, &i) in by_v.iter().enumerate() {
-        let a = &levelled[i];
-        let near =
-            by_v[n + 1..].iter().take_while(|&&j| levelled[j].center() - a.center() < ROW_CENTER_TOLERANCE * tallest);
-        for &j in near {
-            let b = &levelled[j];
+        let a = lines[i];
+        for &j in by_v[n + 1..].iter().take_while(|&&j| centre[j] - centre[i] < ROW_CENTER_TOLERANCE * tallest) {
+            let b = lines[j];
             let thinner = (a.v1 - a.v0).min(b.v1 - b.v0);
             let run = ((b.u0 + b.u1) - (a.u0 + a.u1)) / 2.0;
             let apart = b.u0 > a.u1 || a.u0 > b.u1;
-            if apart && run.abs() >= SKEW_MIN_RUN * thinner && b.center() - a.center() < ROW_CENTER_TOLERANCE * thinner
-            {
-                pairs.push(RowPair { lines: [i, j], slope: (b.center() - a.center()) / run, run: run.abs() });
+            let rise = centre[j] - centre[i];
+            if apart && run.abs() >= SKEW_MIN_RUN * thinner && rise < ROW_CENTER_TOLERANCE * thinner {
+                pairs.push(RowPair { lines: [i, j], slope: rise / run, run: run.abs() });
             }
         }
     }

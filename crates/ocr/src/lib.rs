@@ -447,8 +447,7 @@ impl Engine {
         if !self.backend.has(ModelKind::Orientation) {
             return Ok(quads);
         }
-        let voter_indices = rec::orientation_voters(&quads);
-        let voters: Vec<Quad> = voter_indices.iter().map(|&i| quads[i]).collect();
+        let voters: Vec<Quad> = rec::orientation_voters(&quads).into_iter().map(|i| quads[i]).collect();
         let total = voters.len();
         let (h, w) = (rec::LINE_HEIGHT, rec::CLS_WIDTH);
         let slots = self.static_input(ModelKind::Orientation, h, w).map_or(DYNAMIC_LINES_PER_CALL, |[n, ..]| n.max(1));
@@ -476,7 +475,7 @@ impl Engine {
                 if !progress(Step::Orientation { done: total, total }) {
                     return Err(OcrError::Cancelled);
                 }
-                let readers = rec::orientation_readers(&quads, &voter_indices, direction);
+                let readers = rec::orientation_readers(&voters, direction);
                 if let Some(turned) = self.reads_better_turned(img, &readers).await? {
                     directions[direction] = turned;
                 }

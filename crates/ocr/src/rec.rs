@@ -543,15 +543,13 @@ pub fn unsure_votes(votes: &[Option<f32>; 4]) -> [bool; 4] {
     votes.map(|vote| vote.is_some_and(|mean| (mean - 0.5).abs() < UNSURE_VOTE))
 }
 
-/// Lines of an unsure direction read both ways round to settle it (`orientation_by_reading`):
+/// Lines of an unsure direction read both ways round to settle it (`reads_better_turned`):
 /// its widest voters, which hold the most letters for the reading's confidence to weigh.
 pub const ORIENTATION_READERS: usize = 4;
 
-/// Of the voters `voters` (indices into `quads`), the `ORIENTATION_READERS` widest running in
-/// direction `direction`.
-pub fn orientation_readers(quads: &[Quad], voters: &[usize], direction: usize) -> Vec<Quad> {
-    let mut readers: Vec<Quad> =
-        voters.iter().map(|&i| quads[i]).filter(|q| quarter_turns(q.angle()) == direction).collect();
+/// Of `voters`, the `ORIENTATION_READERS` widest running in direction `direction`.
+pub fn orientation_readers(voters: &[Quad], direction: usize) -> Vec<Quad> {
+    let mut readers: Vec<Quad> = voters.iter().copied().filter(|q| quarter_turns(q.angle()) == direction).collect();
     readers.sort_by(|a, b| b.width().total_cmp(&a.width()));
     readers.truncate(ORIENTATION_READERS);
     readers
@@ -1608,8 +1606,7 @@ mod tests {
         let quads: Vec<Quad> = (0..ORIENTATION_READERS + 3).map(|i| line(100.0 + i as f32)).collect();
         let vertical = line(500.0).quarter_turn();
         let all: Vec<Quad> = quads.iter().copied().chain([vertical]).collect();
-        let voters: Vec<usize> = (0..all.len()).collect();
-        let readers = orientation_readers(&all, &voters, 0);
+        let readers = orientation_readers(&all, 0);
         let widest: Vec<Quad> = quads.iter().rev().take(ORIENTATION_READERS).copied().collect();
         assert_eq!(readers, widest, "the widest of the direction asked, the vertical line aside");
     }
