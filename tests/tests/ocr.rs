@@ -675,6 +675,32 @@ fn a_page_skewed_a_degree_or_two_reads_row_by_row_as_upright() {
     assert!(e <= 0.01, "{}", doc.pages[0].text);
 }
 
+/// A bilevel page (a fax, a scanner's black-and-white mode) reads as its greys do. Its ink
+/// level was split at black alone (the first of the 255 levels that split it alike), so a
+/// pixel-wide stroke sampled between pixels was no ink, and the small print of pr-138 at
+/// 200 dpi was cut at false gutters inside its words ("asso" "ated"; CER 0.43). f1040's dot
+/// leaders, 2-pixel dots there, were specks (CER 0.15).
+#[test]
+fn a_bilevel_page_reads_its_thin_strokes_and_leader_dots() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    for (file, most) in
+        [("pdfplumber/tests/pdfs/pr-138-example.pdf", 0.03), ("pdfjs/test/pdfs/prefilled_f1040.pdf", 0.08)]
+    {
+        let path = corpus.join(file);
+        let png = docsift::render_page_png(&std::fs::read(&path).expect(file), None, 1, 200.0).expect("render");
+        let mut page = image::load_from_memory(&png).expect("png").to_rgb8();
+        for p in page.pixels_mut() {
+            let grey = (u32::from(p[0]) * 299 + u32::from(p[1]) * 587 + u32::from(p[2]) * 114) / 1000;
+            *p = image::Rgb([if grey < 128 { 0 } else { 255 }; 3]);
+        }
+        let doc = read_made_image(&page, &models, file);
+        let e = cer(&doc.pages[0].text, &page_one_native(&path));
+        eprintln!("{file} at 200 dpi, black and white: CER {e:.4}");
+        assert!(e <= most, "{file}:\n{}", doc.pages[0].text);
+    }
+}
+
 /// The median size of a page's characters.
 fn median_size(doc: &Document) -> f32 {
     let mut sizes: Vec<f32> = doc.pages[0].chars.iter().map(|c| c.size).collect();

@@ -39,6 +39,10 @@ const DASH_APART: f32 = 0.12;
 /// Blobs whose longer side is under this (row heights) are specks: a colon's dot at 150 dpi
 /// is ~0.1 of its row, scanner dust at 300 dpi smaller.
 const MIN_BLOB: f32 = 0.07;
+/// A speck as small as this (row heights) is kept where it is a leader's dot (`is_leader`): a
+/// bilevel scan at 200 dpi prints f1040's leaders as 2-pixel dots on 31-pixel rows (0.065),
+/// where a pixel of noise measures 0.03.
+const LEADER_SPECK_MIN: f32 = 0.05;
 /// Blobs wider than this (row heights) are rules, pictures or words, not marks (a dash is
 /// half a row wide, an em dash one).
 const MAX_BLOB_WIDTH: f32 = 1.2;
@@ -121,6 +125,10 @@ const LEADER_DOT_MIN_CENTRE: f32 = 0.55;
 const LEADER_MAX_RISE: f32 = 0.1;
 /// ... number at least this many (an ellipsis's three) ...
 const LEADER_MIN_DOTS: usize = 3;
+/// ... at least this far apart (row heights): full stops set solid are 0.17 of a row apart or
+/// more (rotated_page's leaders), where a dotted rule's dots are closer (eu-011's chart
+/// gridline, 0.125) ...
+const LEADER_MIN_PITCH: f32 = 0.15;
 /// ... and are set evenly: each step within this share of a whole number of pitches ...
 const LEADER_PITCH_TOLERANCE: f32 = 0.25;
 /// ... of at most this many (dots too faint to keep at the page's ink level: 12s0324's
@@ -426,11 +434,21 @@ fn row_gaps(quads: &[Quad], r: &Quad, w: u32, h: u32) -> Row {
     Row { strip, gaps, lines, unit }
 }
 
-/// Otsu's threshold: the grey level that best splits the histogram into ink and paper.
+/// Otsu's threshold: the grey level that best splits the histogram into ink and paper, the
+/// first of those that split it alike (see `otsu_span`). A line's crop is split so: sampled
+/// every `HISTOGRAM_STEP`-th pixel, its few hundred greys leave gaps that are no gap in its
+/// print, and the glyph rules built on its ink were measured at this level.
 pub(crate) fn otsu(hist: &[u64; 256]) -> u8 {
+    otsu_span(hist)[0]
+}
+
+/// The grey levels that split the histogram into ink and paper best, first and last: where no
+/// grey lies between the two sides, every level across the empty stretch splits alike (the
+/// same sums, the same variance).
+fn otsu_span(hist: &[u64; 256]) -> [u8; 2] {
     let total: u64 = hist.iter().sum();
     let sum_all: f64 = hist.iter().enumerate().map(|(v, &n)| v as f64 * n as f64).sum();
-    let (mut below, mut sum_below, mut best, mut level) = (0u64, 0.0f64, -1.0f64, 127u8);
+    let (mut below, mut sum_below, mut best, mut span) = (0u64, 0.0f64, -1.0f64, [127u8; 2]);
     for (v, &n) in hist.iter().enumerate() {
         below += n;
         sum_below += v as f64 * n as f64;
@@ -442,11 +460,21 @@ pub(crate) fn otsu(hist: &[u64; 256]) -> u8 {
         let m1 = (sum_all - sum_below) / above as f64;
         let between = below as f64 * above as f64 * (m0 - m1) * (m0 - m1);
         if between > best {
-            best = between;
-            level = v as u8;
+            (best, span) = (between, [v as u8; 2]);
+        } else if between == best && usize::from(span[1]) + 1 == v {
+            span[1] = v as u8;
         }
     }
-    level
+    span
+}
+
+/// The middle of the levels that split a page's greys alike (`otsu_span`): a bilevel scan (a
+/// fax, a G4 TIFF) split at its black alone counted only samples wholly on black as ink, so a
+/// pixel-wide stroke sampled between pixels was blank (pr-138 binarised at 200 dpi: its small
+/// print cut at false gutters inside words, "asso" "ated", at the c and i of "associated").
+fn otsu_middle(hist: &[u64; 256]) -> u8 {
+    let [first, last] = otsu_span(hist);
+    ((u16::from(first) + u16::from(last)) / 2) as u8
 }
 
 pub(crate) fn grey(p: &image::Rgb<u8>) -> u8 {
@@ -468,7 +496,7 @@ impl Ink {
     pub(crate) fn of_page(img: &RgbImage) -> Ink {
         let hist = grey_histogram(img);
         let total: u64 = hist.iter().sum();
-        let level = otsu(&hist);
+        let level = otsu_middle(&hist);
         let below: u64 = hist[..=level as usize].iter().sum();
         let dark = 2 * below <= total;
         // The greys on the print's side of a split at `at`.
@@ -476,7 +504,7 @@ impl Ink {
         let mut print = [0u64; 256];
         print[print_side(level)].copy_from_slice(&hist[print_side(level)]);
         let count: u64 = print.iter().sum();
-        let within = otsu(&print);
+        let within = otsu_middle(&print);
         let inner: u64 = print[print_side(within)].iter().sum();
         let tinted = count as f32 > MAX_PRINT_SHARE * total as f32 && 2 * inner < count;
         Ink { level: if tinted { within } else { level }, dark }
@@ -561,9 +589,11 @@ struct Blob {
     rule_across: bool,
 }
 
-/// The strip's blobs of ink, specks (under `MIN_BLOB`) left out.
+/// The strip's blobs of ink, specks (under `MIN_BLOB`) left out but for a leader's dots
+/// (`LEADER_SPECK_MIN`).
 fn strip_to_blobs(s: &Strip) -> Vec<Blob> {
-    mask_to_components(&s.ink, s.w, s.h)
+    let h = s.h as f32;
+    let blobs: Vec<Blob> = mask_to_components(&s.ink, s.w, s.h)
         .into_iter()
         .filter_map(|pixels| {
             let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
@@ -580,12 +610,34 @@ fn strip_to_blobs(s: &Strip) -> Vec<Blob> {
                 solid_centre: s.ink[(y0 + y1) / 2 * s.w + (x0 + x1) / 2],
                 rule_across: y0 == 0 && y1 + 1 == s.h && is_rule_across(&pixels, s, x0, x1),
             };
-            ((b.x1 - b.x0).max(b.y1 - b.y0) >= MIN_BLOB * s.h as f32).then_some(b)
+            (b.size() >= LEADER_SPECK_MIN * h).then_some(b)
         })
-        .collect()
+        .collect();
+    let speck = |b: &Blob| b.size() < MIN_BLOB * h;
+    if !blobs.iter().any(speck) {
+        return blobs;
+    }
+    // A leader's dots among the blobs along the row, as `strip_to_marks` looks for them.
+    let mut along: Vec<usize> = (0..blobs.len()).filter(|&i| !blobs[i].is_neighbours(h)).collect();
+    along.sort_by(|&a, &b| blobs[a].x0.total_cmp(&blobs[b].x0));
+    let refs: Vec<&Blob> = along.iter().map(|&i| &blobs[i]).collect();
+    let mut in_leader = vec![false; blobs.len()];
+    let mut at = 0;
+    for (part, leader) in leaders_apart(&refs, h) {
+        if leader {
+            along[at..at + part.len()].iter().for_each(|&i| in_leader[i] = true);
+        }
+        at += part.len();
+    }
+    blobs.into_iter().zip(in_leader).filter(|(b, leader)| *leader || !speck(b)).map(|(b, _)| b).collect()
 }
 
 impl Blob {
+    /// Its box's longer side (strip pixels).
+    fn size(&self) -> f32 {
+        (self.x1 - self.x0).max(self.y1 - self.y0)
+    }
+
     /// Whether it is a neighbouring row's ink (`NEIGHBOUR_INK`) on a strip `h` high.
     fn is_neighbours(&self, h: f32) -> bool {
         self.y0 == 0.0 && self.y1 <= NEIGHBOUR_INK * h || self.y1 == h && self.y0 >= (1.0 - NEIGHBOUR_INK) * h
@@ -759,7 +811,8 @@ fn is_dot(b: &&Blob, h: f32) -> bool {
 }
 
 /// Whether a run of blobs on a row of height `h` (strip pixels) is a dot leader: at least
-/// `min_dots` full stops on one baseline, evenly spaced (`leader_pitch`).
+/// `min_dots` full stops on one baseline, evenly spaced (`leader_pitch`) at a full stop's
+/// pitch or wider (`LEADER_MIN_PITCH`).
 fn is_leader(blobs: &[&Blob], h: f32, min_dots: usize) -> bool {
     let centres: Vec<f32> = blobs.iter().map(|b| (b.y0 + b.y1) / 2.0).collect();
     let rise = centres.iter().copied().fold(f32::NEG_INFINITY, f32::max)
@@ -767,7 +820,7 @@ fn is_leader(blobs: &[&Blob], h: f32, min_dots: usize) -> bool {
     blobs.len() >= min_dots
         && blobs.iter().all(|b| is_dot(b, h))
         && rise <= LEADER_MAX_RISE * h
-        && leader_pitch(blobs.iter().map(|b| (b.x0 + b.x1) / 2.0)).is_some()
+        && leader_pitch(blobs.iter().map(|b| (b.x0 + b.x1) / 2.0)).is_some_and(|p| p >= LEADER_MIN_PITCH * h)
 }
 
 /// The pitch of dots at `centres` (left to right) set evenly, the median step, where every
@@ -1346,6 +1399,23 @@ mod tests {
     }
 
     #[test]
+    fn specks_set_evenly_on_the_baseline_are_a_leaders_dots_and_others_dust() {
+        // f1040 in a bilevel scan at 200 dpi: leader dots of 2 px, a row apart, on rows of
+        // about 30 (here 40), specks by their size.
+        let found = |xs: &[u32]| {
+            let mut img = glyphs(420, 60, &[(30..190, 20, 18)]);
+            xs.iter().for_each(|&x| paint(&mut img, x, 36, 2, 2));
+            let found = marks_beside_lines(&img, &[rect(20.0, 10.0, 200.0, 50.0)], Ink::of_page(&img));
+            found.into_iter().map(|(_, f)| f).collect::<Vec<_>>()
+        };
+        assert_eq!(found(&[230, 270, 310, 350, 390]), vec![Found::Leader]);
+        assert!(found(&[230, 256, 300, 314, 390]).is_empty(), "set unevenly");
+        assert!(found(&[230, 270]).is_empty(), "two");
+        // A dotted rule's dots, 0.125 of the row apart, are set closer than full stops.
+        assert!(found(&(230..330).step_by(5).collect::<Vec<_>>()).is_empty(), "a dotted rule");
+    }
+
+    #[test]
     fn a_dot_a_pixel_across_stays_ink_where_the_strip_samples_between_pixels() {
         // 12s0324's six-point leaders at 200 dpi: dots a pixel or two across, which a blend of
         // the pixels around each strip pixel lightened past the page's ink level.
@@ -1570,6 +1640,20 @@ mod tests {
         hist[235] = 800;
         let t = otsu(&hist);
         assert!((40..220).contains(&t), "{t}");
+    }
+
+    #[test]
+    fn a_bilevel_page_splits_midway_between_its_two_greys() {
+        let mut hist = [0u64; 256];
+        hist[0] = 300;
+        hist[255] = 5000;
+        assert_eq!(otsu_span(&hist), [0, 254]);
+        assert_eq!(otsu_middle(&hist), 127);
+        // With greys between, as where print is anti-aliased: levels 40 to 219 split alike.
+        hist[40] = 20;
+        hist[220] = 30;
+        assert_eq!(otsu_span(&hist), [40, 219]);
+        assert_eq!((otsu(&hist), otsu_middle(&hist)), (40, 129));
     }
 
     #[test]
