@@ -339,61 +339,80 @@ impl Engine {
     /// split at a word space as one (see `gutters`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let ink = marks::Ink::of_page(img);
-        let mut quads = self.detect_boxes(img).await?;
-        if let Some(turn) = det::turn_to_upright(&quads) {
+        let mut found = self.detect_boxes(img).await?;
+        if let Some(turn) = det::turn_to_upright(&found.lines) {
             let (canvas, frame) = det::turned_upright(img, turn, ink.paper());
             let (w, h) = (canvas.width() as f32, canvas.height() as f32);
-            let found = self.detect_boxes(&canvas).await?;
-            quads = found.into_iter().map(|q| q.map(|[x, y]| frame.at(x / w, y / h))).collect();
+            let onto_page =
+                |quads: Vec<Quad>| quads.into_iter().map(|q| q.map(|[x, y]| frame.at(x / w, y / h))).collect();
+            let upright = self.detect_boxes(&canvas).await?;
+            found = det::Found { lines: onto_page(upright.lines), faint: onto_page(upright.faint) };
         }
-        Ok(gutters::quads_at_gutters(img, stacks::quads_cut_at_rows(img, quads), ink))
+        let mut quads = gutters::quads_at_gutters(img, stacks::quads_cut_at_rows(img, found.lines), ink);
+        let faint = det::faint_beside_lines(&quads, found.faint);
+        quads.extend(self.read_surely(img, &faint).await?);
+        Ok(quads)
     }
 
-    async fn detect_boxes(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
+    /// Of faint boxes (`det::FAINT_BOX_THRESH`), those recognition reads surely as text
+    /// (`rec::reads_surely`).
+    async fn read_surely(&self, img: &RgbImage, faint: &[Quad]) -> Result<Vec<Quad>, OcrError> {
+        let mut kept = Vec::new();
+        for batch in self.recognition_batches(faint, &Beside::default()) {
+            let lines = self.recognize_batch(img, &batch).await?;
+            kept.extend(lines.iter().filter(|l| rec::reads_surely(l)).map(|l| l.quad));
+        }
+        Ok(kept)
+    }
+
+    async fn detect_boxes(&self, img: &RgbImage) -> Result<det::Found<Quad>, OcrError> {
         let (w, h) = img.dimensions();
         let bands = det::long_page_bands(w, h, &self.det);
         if bands.len() == 1 {
             return self.detect_page(img).await;
         }
         if det::reads_long_page_whole_first(w, h, &self.det) {
-            let quads = self.detect_page(img).await?;
-            if det::sizes_print(quads.len()) {
-                return Ok(quads);
+            let found = self.detect_page(img).await?;
+            if det::sizes_print(found.lines.len()) {
+                return Ok(found);
             }
         }
         let along_x = w > h;
-        let mut found = Vec::with_capacity(bands.len());
+        let (mut lines, mut faint) = (Vec::with_capacity(bands.len()), Vec::new());
         for band in bands {
             let (part, shift) = if along_x {
                 (image::imageops::crop_imm(img, band.start, 0, band.len, h), [band.start as f32, 0.0])
             } else {
                 (image::imageops::crop_imm(img, 0, band.start, w, band.len), [0.0, band.start as f32])
             };
-            let quads = self.detect_page(&part.to_image()).await?;
-            found.push((band, quads.into_iter().map(|q| q.map(|[x, y]| [x + shift[0], y + shift[1]])).collect()));
+            let found = self.detect_page(&part.to_image()).await?;
+            let onto_page = |quads: Vec<Quad>| quads.into_iter().map(|q| q.map(|[x, y]| [x + shift[0], y + shift[1]]));
+            lines.push((band, onto_page(found.lines).collect()));
+            // A faint box in two bands' overlap is found twice; `faint_beside_lines` keeps one.
+            faint.extend(onto_page(found.faint));
         }
-        Ok(det::band_quads_to_page(found, along_x))
+        Ok(det::Found { lines: det::band_quads_to_page(lines, along_x), faint })
     }
 
     /// `detect` on a page read whole: a small page at its own size first, kept where its
     /// print reads well so (`det::own_size_first`).
-    async fn detect_page(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
-        let Some(content) = det::content_bounds(img) else { return Ok(Vec::new()) };
+    async fn detect_page(&self, img: &RgbImage) -> Result<det::Found<Quad>, OcrError> {
+        let Some(content) = det::content_bounds(img) else { return Ok(det::Found::default()) };
         let (w, h) = img.dimensions();
         if let Some(own) = det::own_size_first(w, h, &self.det) {
             let input = self.detection_input(img, content, &own);
-            let quads = self.detect_in(img, &input, &own).await?;
-            let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
+            let found = self.detect_in(img, &input, &own).await?;
+            let heights: Vec<f32> = found.lines.iter().map(Quad::height).collect();
             if det::print_reads_at(&heights, input.scale()) {
-                return Ok(quads);
+                return Ok(found);
             }
         }
         let first = self.detection_input(img, content, &self.det);
-        let quads = self.detect_in(img, &first, &self.det).await?;
-        let heights: Vec<f32> = quads.iter().map(Quad::height).collect();
-        let Some(finer) = det::finer_for_small_text(&heights, first.scale(), w, h, &self.det) else { return Ok(quads) };
+        let found = self.detect_in(img, &first, &self.det).await?;
+        let heights: Vec<f32> = found.lines.iter().map(Quad::height).collect();
+        let Some(finer) = det::finer_for_small_text(&heights, first.scale(), w, h, &self.det) else { return Ok(found) };
         let input = self.detection_input(img, content, &finer);
-        if input.scale() > first.scale() { self.detect_in(img, &input, &finer).await } else { Ok(quads) }
+        if input.scale() > first.scale() { self.detect_in(img, &input, &finer).await } else { Ok(found) }
     }
 
     /// What detection with `p` reads of a page whose content lies in `content`.
@@ -411,7 +430,12 @@ impl Engine {
     }
 
     /// Detection with `p` on `input`: the quads, in image pixels.
-    async fn detect_in(&self, img: &RgbImage, input: &DetectionInput, p: &DetParams) -> Result<Vec<Quad>, OcrError> {
+    async fn detect_in(
+        &self,
+        img: &RgbImage,
+        input: &DetectionInput,
+        p: &DetParams,
+    ) -> Result<det::Found<Quad>, OcrError> {
         let (w, h) = img.dimensions();
         let DetectionInput { area, size: (tw, th), canvas } = *input;
         let tensor = det::image_to_input(img, area, (tw, th), canvas)?;
@@ -420,18 +444,20 @@ impl Engine {
         let prob =
             out.first().ok_or_else(|| OcrError::Model { model: ModelKind::Detection, message: "no output".into() })?;
         let (sx, sy) = (area.w / tw as f32, area.h / th as f32);
-        let boxes = det::probabilities_to_boxes(&prob.data, cw, ch, p);
-        let quads = boxes
-            .iter()
-            .map(|b| {
-                let q = b
-                    .quad()
-                    .map(|[x, y]| [(area.x + x * sx).clamp(0.0, w as f32), (area.y + y * sy).clamp(0.0, h as f32)]);
-                if q.height() >= rec::VERTICAL_RATIO * q.width() { q.quarter_turn() } else { q }
-            })
-            .filter(|q| q.width() >= 1.0 && q.height() >= 1.0)
-            .collect();
-        Ok(quads)
+        let found = det::probabilities_to_boxes(&prob.data, cw, ch, p);
+        let to_quads = |boxes: Vec<geometry::RotatedRect>| -> Vec<Quad> {
+            boxes
+                .iter()
+                .map(|b| {
+                    let q = b
+                        .quad()
+                        .map(|[x, y]| [(area.x + x * sx).clamp(0.0, w as f32), (area.y + y * sy).clamp(0.0, h as f32)]);
+                    if q.height() >= rec::VERTICAL_RATIO * q.width() { q.quarter_turn() } else { q }
+                })
+                .filter(|q| q.width() >= 1.0 && q.height() >= 1.0)
+                .collect()
+        };
+        Ok(det::Found { lines: to_quads(found.lines), faint: to_quads(found.faint) })
     }
 
     /// Turns upside-down lines the right way up: the widest lines of each direction are

@@ -571,6 +571,20 @@ fn letters_confidence(lines: &[OcrLine]) -> f32 {
     if confidences.is_empty() { 0.0 } else { confidences.iter().sum::<f32>() / confidences.len() as f32 }
 }
 
+/// A faint box (`det::FAINT_BOX_THRESH`) is text where it reads at least this many letters
+/// and figures ...
+const FAINT_MIN_LETTERS: usize = 2;
+/// ... each this surely: marks aside (a faint piece of a rule reads "-" surely), and a lone
+/// stroke or ring reads "1", "I" or "0" as surely as a figure.
+const FAINT_MIN_CONFIDENCE: f32 = 0.9;
+
+/// Whether a line read from a faint box is text (`FAINT_MIN_LETTERS`,
+/// `FAINT_MIN_CONFIDENCE`).
+pub fn reads_surely(line: &OcrLine) -> bool {
+    let letters: Vec<f32> = line.chars.iter().filter(|c| c.ch.is_alphanumeric()).map(|c| c.confidence).collect();
+    letters.len() >= FAINT_MIN_LETTERS && letters.iter().all(|&c| c >= FAINT_MIN_CONFIDENCE)
+}
+
 /// Whether a line at `angle` is turned, given `upside_down_directions`.
 pub fn flips(directions: &[bool; 4], angle: f32) -> bool {
     directions[quarter_turns(angle)]
@@ -1628,6 +1642,22 @@ mod tests {
         let fair = [line("dcun", quad, 0.7)];
         assert_eq!(reads_better_turned(&[with_marks], &fair), Some(true));
         assert_eq!(reads_better_turned(&[], &[line(",", quad, 0.9)]), None, "no letter either way: the vote stands");
+    }
+
+    #[test]
+    fn a_faint_box_is_text_where_it_reads_two_letters_or_figures_surely() {
+        use crate::test_support::{line, line_of_chars, rect};
+        let quad = rect(0.0, 0.0, 50.0, 10.0);
+        assert!(reads_surely(&line("Total", quad, 0.95)));
+        assert!(!reads_surely(&line("Total", quad, 0.8)), "read unsurely");
+        assert!(!reads_surely(&line("1", quad, 0.99)), "a lone stroke");
+        assert!(!reads_surely(&line("--", quad, 0.99)), "a piece of a rule");
+        // One doubtful letter makes it doubtful, a doubtful mark beside does not.
+        let mut chars = line("16", quad, 0.99).chars;
+        chars.extend(line(".", quad, 0.3).chars);
+        assert!(reads_surely(&line_of_chars(quad, chars.clone(), 0.8)));
+        chars.extend(line("x", quad, 0.5).chars);
+        assert!(!reads_surely(&line_of_chars(quad, chars, 0.8)));
     }
 
     #[test]
