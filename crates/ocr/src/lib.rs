@@ -336,7 +336,8 @@ impl Engine {
     /// or upside down) is detected again turned upright (see `det::turn_to_upright`). Boxes
     /// DB drew down a table's column across its rows come out as one per row (see `stacks`),
     /// boxes drawn across a column gutter as one line per column, and boxes of one line it
-    /// split at a word space as one (see `gutters`).
+    /// split at a word space as one (see `gutters`). Boxes it scored faintly that lie apart
+    /// from those are read, as they stand, and kept where read surely (`read_surely`).
     pub async fn detect(&self, img: &RgbImage) -> Result<Vec<Quad>, OcrError> {
         let ink = marks::Ink::of_page(img);
         let mut found = self.detect_boxes(img).await?;
