@@ -441,12 +441,13 @@ for (const [on, build] of [[() => server, 'ocr-threaded-relaxed'], [() => plain,
   });
 }
 
-// A page that takes seconds to render: 3,000 translucent fills of the whole page (1.2 s
-// natively at the 200 dpi of a page without images). The renderer cannot be stopped, so the
+// A page that takes seconds to render: 12,000 translucent fills of the whole page (3,000,
+// 1.2 s natively at the 200 dpi of a page without images, rendered within the 2 s below in
+// the threaded build on a quiet machine). The renderer cannot be stopped, so the
 // docsift worker ends the OCR worker of a page that renders longer than RENDER_TIMEOUT_S
 // (30 s; 2 s in the patched package), as a looping malformed JBIG2 picture would.
 const SLOW_PDF = 'made/slow-render.pdf';
-const fills = Array.from({ length: 3000 }, (_, i) => `0.${i % 9 + 1} g 0 0 612 792 re f\n`).join('');
+const fills = Array.from({ length: 12000 }, (_, i) => `0.${i % 9 + 1} g 0 0 612 792 re f\n`).join('');
 writeFileSync(join(MADE, 'slow-render.pdf'), twoPagePdf('/ExtGState << /G 8 0 R >>', `/G gs\n${fills}1 g BT /F1 36 Tf 72 700 Td (Kept natively) Tj ET`,
   'Read after a slow page', ['<< /Type /ExtGState /ca 0.5 >>']));
 
