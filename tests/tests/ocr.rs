@@ -720,6 +720,42 @@ fn a_bilevel_page_reads_its_thin_strokes_and_leader_dots() {
     }
 }
 
+/// A fax in standard mode (204×98 dpi: rows at half the density of columns) is read
+/// stretched to square pixels, as a fax viewer shows it: read as stored, its print squashed
+/// to half height, m27 read at CER 0.13 (0.003 stretched).
+#[test]
+fn a_fax_in_standard_mode_reads_stretched_to_square_pixels() {
+    use tiff::encoder::{Rational, TiffEncoder, colortype::Gray8};
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let files = [
+        ("tabula-java/src/test/resources/technology/tabula/m27.pdf", 0.02),
+        ("camelot/tests/files/background_lines_1.pdf", 0.05),
+    ];
+    for (file, most) in files {
+        let path = corpus.join(file);
+        let png = docsift::render_page_png(&std::fs::read(&path).expect("pdf"), None, 1, 204.0).expect("render");
+        let page = image::load_from_memory(&png).expect("png").to_luma8();
+        // Rows sampled at 98 dpi, each the mean of the 204 dpi rows it covers, then black or white.
+        let rows = page.height() * 98 / 204;
+        let mut fax = image::imageops::resize(&page, page.width(), rows, image::imageops::FilterType::Triangle);
+        fax.pixels_mut().for_each(|p| p.0 = [if p.0[0] < 128 { 0 } else { 255 }]);
+        let mut tiff = std::io::Cursor::new(Vec::new());
+        let mut encoder = TiffEncoder::new(&mut tiff).expect("encoder");
+        let mut image = encoder.new_image::<Gray8>(fax.width(), rows).expect("directory");
+        image.x_resolution(Rational { n: 204, d: 1 });
+        image.y_resolution(Rational { n: 98, d: 1 });
+        image.write_data(fax.as_raw()).expect("pixels");
+        let doc =
+            docsift::extract_until(&tiff.into_inner(), &opts(&models, OcrMode::Auto), &|_| {}, &|| true).expect(file);
+        assert_ocr_boxes(&doc, file);
+        let e = cer(&doc.pages[0].text, &page_one_native(&path));
+        eprintln!("{file} faxed at 204×98 dpi: CER {e:.4}");
+        assert_eq!(doc.pages[0].height, (rows as f32 * 204.0 / 98.0).round(), "{file}");
+        assert!(e <= most, "{file}:\n{}", doc.pages[0].text);
+    }
+}
+
 /// The median size of a page's characters.
 fn median_size(doc: &Document) -> f32 {
     let mut sizes: Vec<f32> = doc.pages[0].chars.iter().map(|c| c.size).collect();

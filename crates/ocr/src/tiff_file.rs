@@ -11,7 +11,7 @@ use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
 
 use crate::OcrError;
-use crate::raster::{DecodedPage, page_within_limit};
+use crate::raster::{aspect_of_densities, page_within_limit, shown_aspect};
 
 /// Directories past this many are not followed: a bound on the walk of a hostile file.
 const MAX_TIFF_DIRECTORIES: usize = 10_000;
@@ -179,8 +179,9 @@ pub(crate) fn single_page_tiff(bytes: &[u8], layout: TiffLayout, page: TiffPage)
 }
 
 /// A single-page TIFF (`single_page_tiff`) that `image` refused -> its picture, turned as its
-/// orientation tag says; `None` when the page is not one of the kinds read here.
-pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, OcrError>> {
+/// orientation tag says, and what of it could not be decoded; `None` when the page is not
+/// one of the kinds read here.
+pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<(DynamicImage, Option<String>), OcrError>> {
     let layout = TiffLayout::of(&file)?;
     let mut decoder = Decoder::new(Cursor::new(&file[..])).ok()?;
     let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
@@ -213,8 +214,25 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<DecodedPage, Oc
         if let Some(orientation) = orientation {
             image.apply_orientation(orientation);
         }
-        DecodedPage { image: image.to_rgb8(), warning }
+        (image, warning)
     }))
+}
+
+/// A single-page TIFF's pixel shape as shown: how much taller than wide its pixel is, from
+/// its resolutions across and down (TIFF 6.0's XResolution and YResolution, rationals),
+/// turned as its orientation tag says. `None` where either is missing or unreadable.
+pub(crate) fn tiff_pixel_aspect(file: &[u8]) -> Option<f32> {
+    let mut decoder = Decoder::new(Cursor::new(file)).ok()?;
+    // BigTIFF keeps these as the same 32-bit rationals.
+    let mut resolution = |tag: Tag| match decoder.find_tag(tag).ok()?? {
+        Value::Rational(n, d) => Some(n as f32 / d as f32),
+        _ => None,
+    };
+    let (across, down) = (resolution(Tag::XResolution)?, resolution(Tag::YResolution)?);
+    let aspect = aspect_of_densities(across, down)?;
+    let orientation = decoder.find_tag_unsigned::<u32>(Tag::Orientation).ok().flatten();
+    let orientation = orientation.and_then(|o| image::metadata::Orientation::from_exif(u8::try_from(o).ok()?));
+    Some(orientation.map_or(aspect, |o| shown_aspect(aspect, o)))
 }
 
 /// The first page's photometric tag set to `value`: a palette page's indices then decode as
@@ -852,13 +870,14 @@ pub(crate) mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::raster::ImageFile;
+    use crate::raster::{DecodedPage, ImageFile};
 
     /// A field of a hand-built TIFF directory.
     #[derive(Clone)]
     pub(crate) enum Field {
         Short(Vec<u16>),
         Long(Vec<u32>),
+        Rational(u32, u32),
     }
 
     const STRIP_OFFSETS: u16 = 273;
@@ -889,6 +908,7 @@ pub(crate) mod tests {
             let (kind, count, bytes): (u16, usize, Vec<u8>) = match field {
                 Field::Short(v) => (3, v.len(), v.iter().flat_map(|x| x.to_le_bytes()).collect()),
                 Field::Long(v) => (4, v.len(), v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+                Field::Rational(n, d) => (5, 1, [n.to_le_bytes(), d.to_le_bytes()].concat()),
             };
             entries.extend(tag.to_le_bytes());
             entries.extend(kind.to_le_bytes());
@@ -1009,6 +1029,31 @@ pub(crate) mod tests {
         let turned = fax_fields(2, 0, vec![(274, Field::Short(vec![3]))]);
         let upside_down: Vec<u8> = fax_rows().into_iter().rev().collect();
         assert_eq!(grey(&read(&tiff_with(&turned, &[Some(&bits(&code))]))?), upside_down);
+        Ok(())
+    }
+
+    #[test]
+    fn a_fax_in_standard_mode_is_stretched_to_square_pixels() -> Result<(), OcrError> {
+        let code = bits(&format!("{W4_B8_W4}|{W4_B8_W4}|{B6_W10}|"));
+        let tagged = |across: u32, down: u32, orientation: u16| {
+            let more = vec![
+                (274, Field::Short(vec![orientation])),
+                (282, Field::Rational(across, 1)),
+                (283, Field::Rational(down, 1)),
+            ];
+            read(&tiff_with(&fax_fields(2, 0, more), &[Some(&code)]))
+        };
+        // 204×98 dpi: each row twice as tall as a column is wide, so 3 rows show as 6.
+        let page = tagged(204, 98, 1)?;
+        assert_eq!(page.image.dimensions(), (16, 6));
+        let row = |y: u32| (0..16).map(|x| page.image.get_pixel(x, y).0[0] < 128).collect::<Vec<_>>();
+        let black = |r: std::ops::Range<usize>| (0..16).map(|x| r.contains(&x)).collect::<Vec<_>>();
+        assert_eq!((row(0), row(2), row(5)), (black(4..12), black(4..12), black(0..6)));
+        // Turned a quarter (orientation 6), the rows stand as columns, and those are widened.
+        assert_eq!(tagged(204, 98, 6)?.image.dimensions(), (6, 16));
+        // Fine mode (204×196) is square enough, and a 1×72 dpi tag is taken for a wrong one.
+        assert_eq!(tagged(204, 196, 1)?.image.dimensions(), (16, 3));
+        assert_eq!(tagged(1, 72, 1)?.image.dimensions(), (16, 3));
         Ok(())
     }
 
