@@ -756,6 +756,40 @@ fn a_fax_in_standard_mode_reads_stretched_to_square_pixels() {
     }
 }
 
+/// A page lit unevenly reads as one lit evenly (`docsift_ocr::evenly_lit`): lorem-ipsum p1
+/// at 200 dpi, blurred, shaded and saved as JPEG, from white at one corner to 50 of 255 at
+/// the other (a lamp's gradient) or under a soft shadow's edge, its paper 70 of 255 beyond
+/// (a phone held over the page). Lines running into the dark inked their crops top to
+/// bottom there, which were painted out as rules ("Magnam quiquia neque" read "Magı"; CER
+/// 0.060 and 0.15).
+#[test]
+fn a_page_lit_unevenly_reads_as_one_lit_evenly() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("pdfplumber/tests/pdfs/issue-33-lorem-ipsum.pdf");
+    let page = image::imageops::blur(&page_one_at_200_dpi(&path), 0.8);
+    let (w, h) = (page.width() as f32, page.height() as f32);
+    for (name, darkest) in [("corner", 50.0), ("shadow", 70.0)] {
+        let light = |x: f32, y: f32| match name {
+            "corner" => 1.0 - (x / w * 0.4 + y / h * 0.6),
+            _ => 1.0 - 1.0 / (1.0 + (-(x - 0.6 * w - 0.1 * (y - h / 2.0)) / 25.0).exp()),
+        };
+        let mut shaded = page.clone();
+        for (x, y, p) in shaded.enumerate_pixels_mut() {
+            let gain = darkest / 255.0 + (1.0 - darkest / 255.0) * light(x as f32, y as f32);
+            p.0 = p.0.map(|c| (f32::from(c) * gain) as u8);
+        }
+        // As a camera saves it: JPEG at quality 75.
+        let mut jpeg = std::io::Cursor::new(Vec::new());
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 75).encode_image(&shaded).expect("jpeg");
+        let shaded = image::load_from_memory(jpeg.get_ref()).expect("jpeg").to_rgb8();
+        let doc = read_made_image(&shaded, &models, name);
+        let e = cer(&doc.pages[0].text, &page_one_native(&path));
+        eprintln!("lorem-ipsum p1 at 200 dpi, {name} shaded to {darkest} of 255: CER {e:.4}");
+        assert!(e <= 0.01, "{name}: {}", doc.pages[0].text);
+    }
+}
+
 /// The median size of a page's characters.
 fn median_size(doc: &Document) -> f32 {
     let mut sizes: Vec<f32> = doc.pages[0].chars.iter().map(|c| c.size).collect();

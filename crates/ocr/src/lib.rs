@@ -12,6 +12,7 @@ mod gutters;
 mod initials;
 mod jpeg2000;
 mod layout;
+mod lighting;
 mod likes;
 mod look_alikes;
 mod marks;
@@ -39,6 +40,7 @@ pub use det::{DetParams, bgr_tensor, page_bands};
 pub use geometry::Quad;
 pub use jpeg2000::{Jpeg2000Header, MAX_JPEG2000_TILES, jpeg2000_header};
 pub use layout::{LayoutRegion, RegionKind};
+pub use lighting::evenly_lit;
 pub use page::{lines_to_page, regions_to_blocks};
 pub use practice::practice_page;
 pub use raster::{
@@ -304,7 +306,8 @@ impl Engine {
     }
 
     /// Text lines of an image, in image pixels, one stage and one batch after another
-    /// (front-ends with a thread pool run `recognize_batch` in parallel instead).
+    /// (front-ends with a thread pool run `recognize_batch` in parallel instead), its
+    /// lighting evened first (`evenly_lit`).
     pub async fn read_lines(
         &self,
         img: &RgbImage,
@@ -313,6 +316,7 @@ impl Engine {
         if !progress(Step::Detection) {
             return Err(OcrError::Cancelled);
         }
+        let img = &*evenly_lit(img);
         let quads = self.detect(img).await?;
         let quads = self.orient(img, quads, progress).await?;
         let batches = self.recognition_batches(&quads, &self.beside(img, &quads));
