@@ -80,10 +80,11 @@ impl PaperGrid {
 
     /// The grid box-blurred twice over `SMOOTH_REACH`.
     fn smoothed(&self) -> PaperGrid {
+        // Windows at the grid's edges hold fewer cells.
+        let counts = window_fold(&vec![1.0; self.values.len()], self.w, self.h, SMOOTH_REACH, |a, b| a + b);
         let mean = |v: &[f32]| {
             let sums = window_fold(v, self.w, self.h, SMOOTH_REACH, |a, b| a + b);
-            let counts = window_fold(&vec![1.0; v.len()], self.w, self.h, SMOOTH_REACH, |a, b| a + b);
-            sums.iter().zip(counts).map(|(s, n)| s / n).collect::<Vec<f32>>()
+            sums.iter().zip(&counts).map(|(s, n)| s / n).collect::<Vec<f32>>()
         };
         PaperGrid { values: mean(&mean(&self.values)), ..*self }
     }
