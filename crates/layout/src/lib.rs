@@ -396,15 +396,44 @@ impl KnownLine {
         (self.v0 + self.v1) / 2.0
     }
 
-    /// Across the text, less `slope` times how far along its middle lies.
-    fn levelled(&self, slope: f32) -> KnownLine {
-        let rise = self.rise(slope);
+    fn middle(&self) -> f32 {
+        (self.u0 + self.u1) / 2.0
+    }
+
+    /// Moved across to where its row crosses the rows' middle along, as `rows` run.
+    fn levelled(&self, rows: &Rows) -> KnownLine {
+        let rise = self.rise(rows);
         KnownLine { v0: self.v0 - rise, v1: self.v1 - rise, ..self.clone() }
     }
 
-    /// How far a rise of `slope` across per along lifts the line's middle.
-    fn rise(&self, slope: f32) -> f32 {
-        slope * (self.u0 + self.u1) / 2.0
+    /// How far its middle stands across from where its row crosses the rows' middle along.
+    fn rise(&self, rows: &Rows) -> f32 {
+        self.center() - rows.across(self.middle(), self.center())
+    }
+}
+
+/// How rows run across a page's frame: through `mid` (along, across) at `slope` (across per
+/// along), each row steeper by `fan` per unit further across. A page photographed at a slant
+/// has rows that meet at a point off the page, so their slopes change evenly across it; a
+/// flat scan, however skewed, has none (0).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Rows {
+    slope: f32,
+    fan: f32,
+    mid: [f32; 2],
+}
+
+/// A fanned row is never taken as shrinking past this (the point the rows meet, reached
+/// only far outside a page's lines, where `MAX_FAN` keeps it).
+const MIN_FAN_SCALE: f32 = 0.25;
+
+impl Rows {
+    /// Where across the row through (`u`, `v`) crosses the middle along: a row crossing it at
+    /// r runs at `slope + fan·(r - mid across)`, so r comes from v in closed form.
+    fn across(&self, u: f32, v: f32) -> f32 {
+        let [mu, mv] = self.mid;
+        let (du, dv) = (u - mu, v - mv);
+        mv + (dv - self.slope * du) / (1.0 + self.fan * du).max(MIN_FAN_SCALE)
     }
 }
 
@@ -418,7 +447,7 @@ const SKEW_MIN_PAIRS: usize = 8;
 /// ones, which turn the page's frame (`KnownLine`'s u and v) already, but up to 2.5° it may
 /// draw most short words level and leave the frame level too.
 const MAX_UNSEEN_SKEW: f32 = 0.05;
-/// The skew (across per along) left in lines' frame: the median slope of pairs of lines on
+/// How rows run in lines' frame. Their skew (across per along) is the median slope of pairs of lines on
 /// one row far apart along it (`pairs_on_rows`), weighted by their runs, once the lines are
 /// levelled by whichever sets more such pairs on rows: none, or the lines' own lean (the
 /// median of their boxes' tilts, weighted by their lengths). A scan skewed under about half
@@ -432,21 +461,95 @@ const MAX_UNSEEN_SKEW: f32 = 0.05;
 /// by column). A long line's box may lean on a level page (rotated_page's rows of dot
 /// leaders, 0.6°), which the pairs then outvote. A table with no long line is levelled by the
 /// skew that sets its rows (`table_skew`); trying every skew for any page was fooled by level
-/// columns whose baselines are staggered (labor.pdf, us-007). 0 where the pairs are too few
+/// columns whose baselines are staggered (labor.pdf, us-007). A table's rows that meet at a
+/// point (photographed at a slant) are fanned, their skew sought again with the fan
+/// (`rows_fan`): nics-background-checks turned, its rows ±2° at the table's edges, read its rows level
+/// with fields two rows up or down. Level (`Rows::default`) where the pairs are too few
 /// (`SKEW_MIN_PAIRS`) or the slope too steep (`MAX_UNSEEN_SKEW`).
-fn rows_to_skew<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> f32 {
+fn lines_to_rows<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> Rows {
     let lines: Vec<&KnownLine> = lines.collect();
+    let mid = [median(lines.iter().map(|k| k.middle()).collect()), median(lines.iter().map(|k| k.center()).collect())];
+    let at = |slope: f32| Rows { slope, fan: 0.0, mid };
     let lean = weighted_median(lines.iter().map(|k| (k.tilt, k.u1 - k.u0)).collect());
-    let (at_level, at_lean) = (pairs_on_rows(&lines, 0.0), pairs_on_rows(&lines, lean));
-    let (mut base, mut pairs) = if at_lean.len() > at_level.len() { (lean, at_lean) } else { (0.0, at_level) };
-    if let Some(table) = table_skew(&lines).filter(|&slope| slope != base) {
-        (base, pairs) = (table, pairs_on_rows(&lines, table));
+    let (at_level, at_lean) = (pairs_on_rows(&lines, &at(0.0)), pairs_on_rows(&lines, &at(lean)));
+    let (mut rows, mut pairs) = if at_lean.len() > at_level.len() { (at(lean), at_lean) } else { (at(0.0), at_level) };
+    if let Some(table) = table_skew(&lines, &at(0.0)).filter(|t| t.slope != rows.slope) {
+        (rows, pairs) = (table, pairs_on_rows(&lines, &table));
+    }
+    if let Some(fanned) = rows_fan(&lines, &rows) {
+        (rows, pairs) = (fanned, pairs_on_rows(&lines, &fanned));
     }
     if pairs.len() < SKEW_MIN_PAIRS {
-        return 0.0;
+        return Rows::default();
     }
-    let slope = base + weighted_median(pairs.iter().map(|p| (p.slope, p.run)).collect());
-    if slope.abs() <= MAX_UNSEEN_SKEW { slope } else { 0.0 }
+    let slope = rows.slope + weighted_median(pairs.iter().map(|p| (p.slope, p.run)).collect());
+    if slope.abs() <= MAX_UNSEEN_SKEW { Rows { slope, ..rows } } else { Rows::default() }
+}
+
+/// The most rows fan (`Rows::fan` times the lines' extent across: how much steeper the last
+/// row runs than the first) that is sought: a page photographed with its rows' ends 15%
+/// apart (nics-background-checks turned, its rows ±2° at the table's edges) fans 0.074.
+const MAX_FAN: f32 = 0.3;
+/// Fans and skews are first tried this far apart (as `MAX_FAN`, and across per along), then
+/// around the best `FAN_STEP` and `SKEW_STEP` apart: a skew that sets one side of a table's
+/// rows level (nics-background-checks turned, photographed unblurred: -0.023, where its
+/// middle rows run at -0.004) sets no fan's rows.
+const COARSE_FAN_STEP: f32 = 0.01;
+const COARSE_SKEW_STEP: f32 = 0.0025;
+/// Fans are tried this far apart at last: rows 2,000 px long at the table's edges then meet
+/// within about 2 px.
+const FAN_STEP: f32 = 0.002;
+/// A fan is taken where the pairs it sets on full rows run this many times as far, all
+/// together, as those the rows unfanned set...
+const FAN_GAIN: f32 = 1.05;
+/// ...and number this many more per line: on pages 1 and 2 of the corpus PDFs read by OCR
+/// the best fan of a table (a pair a line or more) added 0.05 at most, gaining up to 1.09
+/// (AnimalSounds1's 43 lines), as did camelot's foo.pdf photographed upright (0.049, 1.07);
+/// tables photographed with their rows' ends 8% apart add 0.13 (clockwise_table_1, gaining
+/// 1.08) and 2.8 (nics-background-checks, 1.54).
+const FAN_PAIRS_PER_LINE: f32 = 0.1;
+
+/// `rows` fanned and skewed (up to `MAX_FAN` and `MAX_UNSEEN_SKEW`, coarsely then finely) to
+/// set pairs of lines on rows of three or more that run furthest all together (a fan that
+/// sets far cells of a row level sets fewer pairs of neighbouring rows' cells), where they
+/// are a table's (`TABLE_PAIRS_PER_LINE`) and clearly more and further than unfanned
+/// (`FAN_PAIRS_PER_LINE`, `FAN_GAIN`).
+/// None where no fan does.
+fn rows_fan(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
+    let (lo, hi) = lines.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), k| (lo.min(k.v0), hi.max(k.v1)));
+    if hi <= lo {
+        return None;
+    }
+    let held = |tried: &Rows| {
+        let pairs = pairs_on_rows(lines, tried);
+        pairs_of_full_rows(&pairs, lines.len()).fold((0, 0.0), |(n, run), p| (n + 1, run + p.run))
+    };
+    let unfanned = held(rows);
+    // The fan and skew, tried `steps` each way around `around` `step` apart, whose pairs run
+    // further than `best`'s.
+    let seek = |best: &mut (Rows, (usize, f32)), around: Rows, steps: [i32; 2], step: [f32; 2]| {
+        for f in -steps[0]..=steps[0] {
+            let fan = around.fan + f as f32 * step[0] / (hi - lo);
+            for k in -steps[1]..=steps[1] {
+                let tried = Rows { slope: around.slope + k as f32 * step[1], fan, ..around };
+                let (pairs, run) = held(&tried);
+                if fan != 0.0 && run > best.1.1 {
+                    *best = (tried, (pairs, run));
+                }
+            }
+        }
+    };
+    let mut best = (*rows, unfanned);
+    let coarse = [(MAX_FAN / COARSE_FAN_STEP) as i32, (MAX_UNSEEN_SKEW / COARSE_SKEW_STEP) as i32];
+    seek(&mut best, Rows { slope: 0.0, fan: 0.0, ..*rows }, coarse, [COARSE_FAN_STEP, COARSE_SKEW_STEP]);
+    let fine = [(COARSE_FAN_STEP / FAN_STEP) as i32, (COARSE_SKEW_STEP / SKEW_STEP) as i32];
+    let around = best.0;
+    seek(&mut best, around, fine, [FAN_STEP, SKEW_STEP]);
+    let (fanned, (pairs, run)) = best;
+    let n = lines.len() as f32;
+    let enough = pairs as f32 >= (TABLE_PAIRS_PER_LINE * n).max(unfanned.0 as f32 + FAN_PAIRS_PER_LINE * n)
+        && run >= FAN_GAIN * unfanned.1;
+    (fanned.fan != 0.0 && enough).then_some(fanned)
 }
 
 /// Skews are tried this far apart (across per along) by `table_skew`: a 2,000 px row's ends
@@ -459,33 +562,33 @@ const SKEW_STEP: f32 = 0.0005;
 /// staggered baselines 0.14–0.28), where counting any pair moved their text.
 const TABLE_PAIRS_PER_LINE: f32 = 1.0;
 
-/// The skew, up to `MAX_UNSEEN_SKEW` (`SKEW_STEP` apart, the least of equals), that sets the
+/// `rows` at the skew, up to `MAX_UNSEEN_SKEW` (`SKEW_STEP` apart, the least of equals), that sets the
 /// most pairs of lines on rows of three or more (`pairs_of_full_rows`), where they are a
 /// table's (`TABLE_PAIRS_PER_LINE`): nics-background-checks turned 1.5° has no long line
 /// whose box leans, its cells' boxes all drawn level. None where no skew sets so many.
-fn table_skew(lines: &[&KnownLine]) -> Option<f32> {
+fn table_skew(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
     let steps = (MAX_UNSEEN_SKEW / SKEW_STEP) as i32;
-    let tries = (0..=steps).flat_map(|k| [k, -k]).skip(1).map(|k| k as f32 * SKEW_STEP);
-    let mut best = (0.0, 0);
-    for slope in tries {
-        let held = pairs_of_full_rows(&pairs_on_rows(lines, slope), lines.len());
+    let tries = (0..=steps).flat_map(|k| [k, -k]).skip(1).map(|k| Rows { slope: k as f32 * SKEW_STEP, ..*rows });
+    let mut best = (*rows, 0);
+    for tried in tries {
+        let held = pairs_of_full_rows(&pairs_on_rows(lines, &tried), lines.len()).count();
         if held > best.1 {
-            best = (slope, held);
+            best = (tried, held);
         }
     }
     (best.1 as f32 >= TABLE_PAIRS_PER_LINE * lines.len() as f32).then_some(best.0)
 }
 
-/// How many of `pairs` (of `n` lines) join lines that each share their row with two others
+/// Those of `pairs` (of `n` lines) that join lines that each share their row with two others
 /// or more: level columns of prose whose baselines are staggered pair up line by line at some
 /// skew, but only a true skew sets three or more cells of a table's rows on one row.
-fn pairs_of_full_rows(pairs: &[RowPair], n: usize) -> usize {
+fn pairs_of_full_rows(pairs: &[RowPair], n: usize) -> impl Iterator<Item = &RowPair> {
     let mut partners = vec![0usize; n];
     for p in pairs {
         partners[p.lines[0]] += 1;
         partners[p.lines[1]] += 1;
     }
-    pairs.iter().filter(|p| p.lines.iter().all(|&k| partners[k] >= 2)).count()
+    pairs.iter().filter(move |p| p.lines.iter().all(|&k| partners[k] >= 2))
 }
 
 /// A pair of lines on one row (`pairs_on_rows`): the two (indices), the slope between them
@@ -497,9 +600,9 @@ struct RowPair {
 }
 
 /// The pairs of `lines` on one row (`ROW_CENTER_TOLERANCE`) far apart along it
-/// (`SKEW_MIN_RUN`) once levelled by `slope`.
-fn pairs_on_rows(lines: &[&KnownLine], slope: f32) -> Vec<RowPair> {
-    let centre: Vec<f32> = lines.iter().map(|k| k.center() - k.rise(slope)).collect();
+/// (`SKEW_MIN_RUN`) once levelled as `rows` run.
+fn pairs_on_rows(lines: &[&KnownLine], rows: &Rows) -> Vec<RowPair> {
+    let centre: Vec<f32> = lines.iter().map(|k| k.center() - k.rise(rows)).collect();
     let mut by_v: Vec<usize> = (0..lines.len()).collect();
     by_v.sort_by(|&a, &b| centre[a].total_cmp(&centre[b]));
     let tallest = lines.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
@@ -536,8 +639,8 @@ const ROW_INSIDE_SLACK: f32 = 0.1;
 /// at whitespace characters, lines on one row joined, rows and columns put in reading order.
 pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
     let has_text = |k: &KnownLine| k.chars.clone().any(|c| page.chars[c].text.chars().any(char::is_alphanumeric));
-    let slope = rows_to_skew(known.iter().filter(|k| has_text(k)));
-    let levelled: Vec<KnownLine> = known.iter().map(|k| k.levelled(slope)).collect();
+    let rows = lines_to_rows(known.iter().filter(|k| has_text(k)));
+    let levelled: Vec<KnownLine> = known.iter().map(|k| k.levelled(&rows)).collect();
     let known = levelled.as_slice();
     let center = KnownLine::center;
     let mut by_v: Vec<usize> = (0..known.len()).filter(|&i| !known[i].chars.is_empty()).collect();
@@ -929,12 +1032,12 @@ mod tests {
     #[test]
     fn a_skew_too_small_for_the_boxes_is_measured_from_the_rows() {
         let skewed = known_cells(&skewed_table(&SKEWED_ROWS));
-        let slope = rows_to_skew(skewed.iter());
-        assert!((slope + 3.5 / 560.0).abs() < 0.001, "{slope}");
-        let level: Vec<KnownLine> = skewed.iter().map(|k| k.levelled(slope)).collect();
-        assert!(rows_to_skew(level.iter()).abs() < 0.001);
+        let rows = lines_to_rows(skewed.iter());
+        assert!((rows.slope + 3.5 / 560.0).abs() < 0.001 && rows.fan == 0.0, "{rows:?}");
+        let level: Vec<KnownLine> = skewed.iter().map(|k| k.levelled(&rows)).collect();
+        assert!(lines_to_rows(level.iter()).slope.abs() < 0.001);
         // Too few pairs say nothing.
-        assert_eq!(rows_to_skew(skewed[..3].iter()), 0.0);
+        assert_eq!(lines_to_rows(skewed[..3].iter()), Rows::default());
     }
 
     #[test]
@@ -954,10 +1057,10 @@ mod tests {
             })
             .collect();
         let leaning: Vec<KnownLine> = known_cells(&cells).into_iter().map(|k| KnownLine { tilt: slope, ..k }).collect();
-        let measured = rows_to_skew(leaning.iter());
+        let measured = lines_to_rows(leaning.iter()).slope;
         assert!((measured - slope).abs() < 0.001, "{measured}");
         // Boxes drawn level (nics-background-checks turned 1.5°): the rows of a table say it.
-        let measured = rows_to_skew(known_cells(&cells).iter());
+        let measured = lines_to_rows(known_cells(&cells).iter()).slope;
         assert!((measured - slope).abs() < 0.001, "{measured}");
         let cells: Vec<(f32, f32, f32, &str)> = cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect();
         let p = cells_page_leaning(&cells, slope);
@@ -968,11 +1071,47 @@ mod tests {
             .flat_map(|r| [(0.0, 14.0 * r as f32), (300.0, 14.0 * r as f32 + 7.0)])
             .map(|(x, top)| (x, top, top + 11.0, "w".repeat(50)))
             .collect();
-        assert_eq!(rows_to_skew(known_cells(&prose).iter()), 0.0);
+        assert_eq!(lines_to_rows(known_cells(&prose).iter()), Rows::default());
         // Boxes leaning on a level page (rotated_page's rows of dot leaders) level nothing.
         let level: Vec<KnownLine> =
             known_cells(&skewed_table(&SKEWED_ROWS)).into_iter().map(|k| KnownLine { tilt: 0.01, ..k }).collect();
-        assert!((rows_to_skew(level.iter()) + 3.5 / 560.0).abs() < 0.001);
+        assert!((lines_to_rows(level.iter()).slope + 3.5 / 560.0).abs() < 0.001);
+    }
+
+    #[test]
+    fn rows_of_a_table_photographed_at_a_slant_fan_out_and_are_read_one_by_one() {
+        // A table of 20 rows 14 apart and six fields 200 apart whose rows meet 4,000 to the
+        // left of its first field, level with its middle row (nics-background-checks turned
+        // and photographed with one side nearer): its first and last rows slope 2° either
+        // way, rising or falling more than two rows across it.
+        let (meet_u, meet_v) = (-4000.0, 140.0);
+        let cells: Vec<(f32, f32, f32, String)> = (0..20)
+            .flat_map(|r| {
+                (0..6).map(move |c| {
+                    let x = 200.0 * c as f32;
+                    let label = format!("r{r:02}c{c}");
+                    let middle = x + 2.5 * label.len() as f32;
+                    let centre = meet_v + (14.0 * r as f32 - meet_v) * (middle - meet_u) / -meet_u;
+                    (x, centre - 5.5, centre + 5.5, label)
+                })
+            })
+            .collect();
+        let rows = lines_to_rows(known_cells(&cells).iter());
+        assert!(rows.fan > 0.0, "{rows:?}");
+        let cells: Vec<(f32, f32, f32, &str)> = cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect();
+        let p = cells_page(&cells);
+        let read: Vec<&str> = p.text.lines().collect();
+        assert_eq!(read.len(), 20, "{}", p.text);
+        for (r, line) in read.iter().enumerate() {
+            assert_eq!(*line, (0..6).map(|c| format!("r{r:02}c{c}")).collect::<Vec<_>>().join(" "));
+        }
+        // The same table flat has rows that do not fan.
+        let flat: Vec<(f32, f32, f32, String)> = (0..20)
+            .flat_map(|r| {
+                (0..6).map(move |c| (200.0 * c as f32, 14.0 * r as f32, 14.0 * r as f32 + 11.0, format!("r{r:02}c{c}")))
+            })
+            .collect();
+        assert_eq!(lines_to_rows(known_cells(&flat).iter()).fan, 0.0);
     }
 
     #[test]
