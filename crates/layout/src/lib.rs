@@ -447,8 +447,8 @@ const SKEW_MIN_PAIRS: usize = 8;
 /// ones, which turn the page's frame (`KnownLine`'s u and v) already, but up to 2.5° it may
 /// draw most short words level and leave the frame level too.
 const MAX_UNSEEN_SKEW: f32 = 0.05;
-/// How rows run in lines' frame. Their skew (across per along) is the median slope of pairs of lines on
-/// one row far apart along it (`pairs_on_rows`), weighted by their runs, once the lines are
+/// How rows run in lines' frame. Their skew (across per along) is the median slope of pairs
+/// of lines on one row far apart along it (`pairs_on_rows`), weighted by their runs, once the lines are
 /// levelled by whichever sets more such pairs on rows: none, or the lines' own lean (the
 /// median of their boxes' tilts, weighted by their lengths). A scan skewed under about half
 /// a degree keeps it, as DB's boxes of short lines come out level (jpeg2000.pdf's 0.35° gave
@@ -463,8 +463,8 @@ const MAX_UNSEEN_SKEW: f32 = 0.05;
 /// skew that sets its rows (`table_skew`); trying every skew for any page was fooled by level
 /// columns whose baselines are staggered (labor.pdf, us-007). A table's rows that meet at a
 /// point (photographed at a slant) are fanned, their skew sought again with the fan
-/// (`rows_fan`): nics-background-checks turned, its rows ±2° at the table's edges, read its rows level
-/// with fields two rows up or down. Level (`Rows::default`) where the pairs are too few
+/// (`rows_fan`): nics-background-checks turned, its rows ±2° at the table's edges, read its
+/// rows level with fields two rows up or down. Level (`Rows::default`) where the pairs are too few
 /// (`SKEW_MIN_PAIRS`) or the slope too steep (`MAX_UNSEEN_SKEW`).
 fn lines_to_rows<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> Rows {
     let lines: Vec<&KnownLine> = lines.collect();
@@ -513,8 +513,7 @@ const FAN_PAIRS_PER_LINE: f32 = 0.1;
 /// set pairs of lines on rows of three or more that run furthest all together (a fan that
 /// sets far cells of a row level sets fewer pairs of neighbouring rows' cells), where they
 /// are a table's (`TABLE_PAIRS_PER_LINE`) and clearly more and further than unfanned
-/// (`FAN_PAIRS_PER_LINE`, `FAN_GAIN`).
-/// None where no fan does.
+/// (`FAN_PAIRS_PER_LINE`, `FAN_GAIN`). None where no fan does.
 fn rows_fan(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
     let (lo, hi) = lines.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), k| (lo.min(k.v0), hi.max(k.v1)));
     if hi <= lo {
@@ -562,10 +561,10 @@ const SKEW_STEP: f32 = 0.0005;
 /// staggered baselines 0.14–0.28), where counting any pair moved their text.
 const TABLE_PAIRS_PER_LINE: f32 = 1.0;
 
-/// `rows` at the skew, up to `MAX_UNSEEN_SKEW` (`SKEW_STEP` apart, the least of equals), that sets the
-/// most pairs of lines on rows of three or more (`pairs_of_full_rows`), where they are a
-/// table's (`TABLE_PAIRS_PER_LINE`): nics-background-checks turned 1.5° has no long line
-/// whose box leans, its cells' boxes all drawn level. None where no skew sets so many.
+/// `rows` at the skew, up to `MAX_UNSEEN_SKEW` (`SKEW_STEP` apart, the least of equals), that
+/// sets the most pairs of lines on rows of three or more (`pairs_of_full_rows`), where they
+/// are a table's (`TABLE_PAIRS_PER_LINE`): nics-background-checks turned 1.5° has no long
+/// line whose box leans, its cells' boxes all drawn level. None where no skew sets so many.
 fn table_skew(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
     let steps = (MAX_UNSEEN_SKEW / SKEW_STEP) as i32;
     let tries = (0..=steps).flat_map(|k| [k, -k]).skip(1).map(|k| Rows { slope: k as f32 * SKEW_STEP, ..*rows });
