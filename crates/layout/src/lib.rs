@@ -482,6 +482,10 @@ fn lines_to_rows<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> Rows {
     if pairs.len() < SKEW_MIN_PAIRS {
         return Rows::default();
     }
+    if rows.fan != 0.0 {
+        rows = refitted(&lines, &pairs, &rows);
+        pairs = pairs_on_rows(&lines, &rows);
+    }
     let slope = rows.slope + weighted_median(pairs.iter().map(|p| (p.slope, p.run)).collect());
     if slope.abs() <= MAX_UNSEEN_SKEW { Rows { slope, ..rows } } else { Rows::default() }
 }
@@ -549,6 +553,25 @@ fn rows_fan(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
     let enough = pairs as f32 >= (TABLE_PAIRS_PER_LINE * n).max(unfanned.0 as f32 + FAN_PAIRS_PER_LINE * n)
         && run >= FAN_GAIN * unfanned.1;
     (fanned.fan != 0.0 && enough).then_some(fanned)
+}
+
+/// `rows` refitted to its `pairs` of `lines`: the straight line, weighted by their runs, of
+/// each pair's slope (as levelled) against where across it stands, added to the skew and
+/// the fan. The search may settle on a neighbouring fan whose pairs run nearly as far
+/// (clockwise_table_1 photographed 15% unblurred: 0.10 found, its pairs 406 against 407 at
+/// 0.08, where its stacked heading cells read in order; CER 0.056 → 0.007).
+fn refitted(lines: &[&KnownLine], pairs: &[RowPair], rows: &Rows) -> Rows {
+    let at = |p: &RowPair| p.lines.iter().map(|&k| lines[k].center() - lines[k].rise(rows)).sum::<f32>() / 2.0;
+    let weight: f32 = pairs.iter().map(|p| p.run).sum();
+    let mean = |f: &dyn Fn(&RowPair) -> f32| pairs.iter().map(|p| f(p) * p.run).sum::<f32>() / weight;
+    let (v, slope) = (mean(&at), mean(&|p: &RowPair| p.slope));
+    let spread = mean(&|p: &RowPair| (at(p) - v).powi(2));
+    if spread <= 0.0 || !spread.is_finite() {
+        return *rows;
+    }
+    let fan = mean(&|p: &RowPair| (at(p) - v) * (p.slope - slope)) / spread;
+    let slope = slope + fan * (rows.mid[1] - v);
+    Rows { slope: rows.slope + slope, fan: rows.fan + fan, ..*rows }
 }
 
 /// Skews are tried this far apart (across per along) by `table_skew`: a 2,000 px row's ends
@@ -1095,8 +1118,10 @@ mod tests {
                 })
             })
             .collect();
+        // Rows through the point they meet run 1 across per the distance along to it more.
         let rows = lines_to_rows(known_cells(&cells).iter());
-        assert!(rows.fan > 0.0, "{rows:?}");
+        let fan = 1.0 / (rows.mid[0] - meet_u);
+        assert!((rows.fan / fan - 1.0).abs() < 0.02, "{rows:?}, fan {fan}");
         let cells: Vec<(f32, f32, f32, &str)> = cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect();
         let p = cells_page(&cells);
         let read: Vec<&str> = p.text.lines().collect();
