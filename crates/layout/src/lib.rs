@@ -402,13 +402,8 @@ impl KnownLine {
 
     /// Moved across to where its row crosses the rows' middle along, as `rows` run.
     fn levelled(&self, rows: &Rows) -> KnownLine {
-        let rise = self.rise(rows);
+        let rise = self.center() - rows.across(self.middle(), self.center());
         KnownLine { v0: self.v0 - rise, v1: self.v1 - rise, ..self.clone() }
-    }
-
-    /// How far its middle stands across from where its row crosses the rows' middle along.
-    fn rise(&self, rows: &Rows) -> f32 {
-        self.center() - rows.across(self.middle(), self.center())
     }
 }
 
@@ -561,15 +556,18 @@ fn rows_fan(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
 /// (clockwise_table_1 photographed 15% unblurred: 0.10 found, its pairs 406 against 407 at
 /// 0.08, where its stacked heading cells read in order; CER 0.056 → 0.007).
 fn refitted(lines: &[&KnownLine], pairs: &[RowPair], rows: &Rows) -> Rows {
-    let at = |p: &RowPair| p.lines.iter().map(|&k| lines[k].center() - lines[k].rise(rows)).sum::<f32>() / 2.0;
+    let levelled = |k: usize| rows.across(lines[k].middle(), lines[k].center());
+    // Each pair: where across it stands, its slope, its run.
+    let points: Vec<[f32; 3]> =
+        pairs.iter().map(|p| [(levelled(p.lines[0]) + levelled(p.lines[1])) / 2.0, p.slope, p.run]).collect();
     let weight: f32 = pairs.iter().map(|p| p.run).sum();
-    let mean = |f: &dyn Fn(&RowPair) -> f32| pairs.iter().map(|p| f(p) * p.run).sum::<f32>() / weight;
-    let (v, slope) = (mean(&at), mean(&|p: &RowPair| p.slope));
-    let spread = mean(&|p: &RowPair| (at(p) - v).powi(2));
+    let mean = |f: &dyn Fn(&[f32; 3]) -> f32| points.iter().map(|p| f(p) * p[2]).sum::<f32>() / weight;
+    let (v, slope) = (mean(&|p| p[0]), mean(&|p| p[1]));
+    let spread = mean(&|p| (p[0] - v).powi(2));
     if spread <= 0.0 || !spread.is_finite() {
         return *rows;
     }
-    let fan = mean(&|p: &RowPair| (at(p) - v) * (p.slope - slope)) / spread;
+    let fan = mean(&|p| (p[0] - v) * (p[1] - slope)) / spread;
     let slope = slope + fan * (rows.mid[1] - v);
     Rows { slope: rows.slope + slope, fan: rows.fan + fan, ..*rows }
 }
@@ -624,7 +622,7 @@ struct RowPair {
 /// The pairs of `lines` on one row (`ROW_CENTER_TOLERANCE`) far apart along it
 /// (`SKEW_MIN_RUN`) once levelled as `rows` run.
 fn pairs_on_rows(lines: &[&KnownLine], rows: &Rows) -> Vec<RowPair> {
-    let centre: Vec<f32> = lines.iter().map(|k| k.center() - k.rise(rows)).collect();
+    let centre: Vec<f32> = lines.iter().map(|k| rows.across(k.middle(), k.center())).collect();
     let mut by_v: Vec<usize> = (0..lines.len()).collect();
     by_v.sort_by(|&a, &b| centre[a].total_cmp(&centre[b]));
     let tallest = lines.iter().map(|k| k.v1 - k.v0).fold(0.0, f32::max);
