@@ -38,7 +38,7 @@ pub fn finished<T>(step: impl Future<Output = Result<T, Error>>) -> Result<T, Er
 /// Text lines of an image; lines are recognised in parallel where a rayon pool exists
 /// (whose backends answer at once), else one batch after another, awaiting each model call.
 /// `step` hears where the page is (detection, orientation, recognition: calls done; the
-/// callers report layout). Its lighting is evened first (`docsift_ocr::evenly_lit`).
+/// callers report layout). It is prepared first (`docsift_ocr::page_to_read`).
 async fn read_lines(
     engine: &Engine,
     img: &RgbImage,
@@ -50,7 +50,7 @@ async fn read_lines(
         return Err(cancelled());
     }
     step(Step::Detection);
-    let img = &*docsift_ocr::evenly_lit(img);
+    let img = &*docsift_ocr::page_to_read(img);
     let quads = engine.detect(img).await.map_err(to_error)?;
     let quads = engine
         .orient(img, quads, &mut |s| {

@@ -24,6 +24,7 @@ mod raster;
 mod rec;
 mod rewrite;
 mod stacks;
+mod stairs;
 #[cfg(test)]
 mod test_support;
 mod tiff_file;
@@ -32,6 +33,8 @@ mod tract;
 mod wasm_kernel;
 #[cfg(feature = "wonnx")]
 mod webgpu;
+
+use std::borrow::Cow;
 
 pub use image::RgbImage;
 
@@ -47,6 +50,7 @@ pub use raster::{
     DecodedPage, ImageFile, MAX_PAGE_PIXELS, PdfRenderer, RenderedPage, decode_image, encode_png, resized,
 };
 pub use rec::Script;
+use stairs::stairs_smoothed;
 pub use tract::TractBackend;
 #[cfg(feature = "wonnx")]
 pub use webgpu::{PREPARED_DIR, WonnxBackend, adapter_available};
@@ -306,8 +310,8 @@ impl Engine {
     }
 
     /// Text lines of an image, in image pixels, one stage and one batch after another
-    /// (front-ends with a thread pool run `recognize_batch` in parallel instead), its
-    /// lighting evened first (`evenly_lit`).
+    /// (front-ends with a thread pool run `recognize_batch` in parallel instead), prepared
+    /// first (`page_to_read`).
     pub async fn read_lines(
         &self,
         img: &RgbImage,
@@ -316,7 +320,7 @@ impl Engine {
         if !progress(Step::Detection) {
             return Err(OcrError::Cancelled);
         }
-        let img = &*evenly_lit(img);
+        let img = &*page_to_read(img);
         let quads = self.detect(img).await?;
         let quads = self.orient(img, quads, progress).await?;
         let batches = self.recognition_batches(&quads, &self.beside(img, &quads));
@@ -742,6 +746,21 @@ impl Engine {
         let input = layout::image_to_input(img)?;
         let out = self.backend.call(ModelKind::Layout, &input).await?;
         Ok(layout::outputs_to_regions(&out, img.width(), img.height()))
+    }
+}
+
+/// A page as it is read: a bilevel page stretched by repeating its pixels smoothed
+/// (`stairs_smoothed`), then its lighting evened (`evenly_lit`).
+pub fn page_to_read(img: &RgbImage) -> Cow<'_, RgbImage> {
+    match stairs_smoothed(img) {
+        Cow::Borrowed(img) => evenly_lit(img),
+        Cow::Owned(smooth) => {
+            let lit = match evenly_lit(&smooth) {
+                Cow::Owned(lit) => Some(lit),
+                Cow::Borrowed(_) => None,
+            };
+            Cow::Owned(lit.unwrap_or(smooth))
+        }
     }
 }
 
