@@ -6,7 +6,7 @@ use hayro_jpeg2000::{DecodeSettings, DecoderContext, Image};
 use image::{DynamicImage, GrayAlphaImage, GrayImage, RgbImage, RgbaImage};
 
 use crate::OcrError;
-use crate::raster::MAX_PAGE_PIXELS;
+use crate::raster::{MAX_PAGE_PIXELS, aspect_of_densities};
 
 /// The JP2 signature box, and a bare codestream's first markers (SOC, then SIZ).
 const JP2_SIGNATURE: &[u8] = b"\0\0\0\x0cjP  \r\n\x87\n";
@@ -40,7 +40,13 @@ pub fn jpeg2000_header(bytes: &[u8]) -> Option<Jpeg2000Header> {
 
 /// The contiguous codestream box (`jp2c`) among a JP2 file's top-level boxes.
 fn jp2_codestream(bytes: &[u8]) -> Option<&[u8]> {
-    let mut rest = bytes;
+    jp2_box(bytes, b"jp2c")
+}
+
+/// The contents of the first box of type `kind` among `boxes` (a JP2 file's top level, or a
+/// superbox's contents).
+fn jp2_box<'a>(boxes: &'a [u8], kind: &[u8; 4]) -> Option<&'a [u8]> {
+    let mut rest = boxes;
     while rest.len() >= 8 {
         let length = u32::from_be_bytes(rest[..4].try_into().ok()?) as u64;
         let (header, length) = match length {
@@ -49,12 +55,26 @@ fn jp2_codestream(bytes: &[u8]) -> Option<&[u8]> {
             n => (8, n),
         };
         let end = usize::try_from(length).ok()?.min(rest.len());
-        if &rest[4..8] == b"jp2c" {
+        if &rest[4..8] == kind {
             return rest.get(header..end);
         }
         rest = rest.get(end.max(header)..)?;
     }
     None
+}
+
+/// A JP2 file's stored pixel shape, from the resolution box in its header (`jp2h`, `res `):
+/// the display grid's densities (`resd`) where given, else the capture grid's (`resc`), each
+/// vertical then horizontal, as numerator, denominator and a power of ten (ISO/IEC 15444-1
+/// I.5.3.7).
+pub(crate) fn jp2_pixel_aspect(bytes: &[u8]) -> Option<f32> {
+    let res = jp2_box(jp2_box(bytes, b"jp2h")?, b"res ")?;
+    let grid = jp2_box(res, b"resd").or_else(|| jp2_box(res, b"resc"))?;
+    let half = |at: usize| Some(f32::from(u16::from_be_bytes(grid.get(at..at + 2)?.try_into().ok()?)));
+    let ten_to = |at: usize| Some(10f32.powi(i32::from(i8::from_be_bytes([*grid.get(at)?]))));
+    let down = half(0)? / half(2)? * ten_to(8)?;
+    let across = half(4)? / half(6)? * ten_to(9)?;
+    aspect_of_densities(across, down)
 }
 
 pub fn is_jpeg2000(bytes: &[u8]) -> bool {
@@ -221,6 +241,31 @@ mod tests {
             assert!(refused.as_ref().is_err_and(|e| e.contains("declares 90000 tiles")), "{refused:?}");
         }
         assert_eq!(jpeg2000_header(&jp2(b"\xff\x4f\xff\x51\0\x2f", false)), None, "a cut header");
+    }
+
+    #[test]
+    fn a_jp2_whose_grid_is_not_square_is_read_stretched_square() -> Result<(), OcrError> {
+        let boxed =
+            |kind: &[u8; 4], contents: &[u8]| [&(8 + contents.len() as u32).to_be_bytes()[..], kind, contents].concat();
+        // A capture grid of 100 down (10 over 1, times 10¹) and 200 across (2 over 1, times
+        // 10²): pixels twice as tall as wide. A display grid, where given, is read first.
+        let resc = boxed(b"resc", &[0, 10, 0, 1, 0, 2, 0, 1, 1, 2]);
+        let resd = boxed(b"resd", &[0, 1, 0, 1, 0, 1, 0, 1, 0, 0]);
+        let ihdr = boxed(b"ihdr", &[0, 0, 0, 40, 0, 0, 0, 64, 0, 1, 7, 7, 0, 0]);
+        let colr = boxed(b"colr", &[1, 0, 0, 0, 0, 0, 17]);
+        let codestream = flat_grey_codestream(64, 40, 2);
+        let with_header = |res: &[u8]| {
+            let jp2h = boxed(b"jp2h", &[ihdr.clone(), colr.clone(), boxed(b"res ", res)].concat());
+            let file = jp2(&codestream, false);
+            // The header box goes after the signature and file type boxes, before the codestream.
+            [&file[..32], &jp2h, &file[32..]].concat()
+        };
+        let captured = with_header(&resc);
+        assert_eq!(jp2_pixel_aspect(&captured), Some(2.0));
+        assert_eq!(crate::raster::ImageFile::open(&captured).page(0)?.image.dimensions(), (64, 80));
+        assert_eq!(jp2_pixel_aspect(&with_header(&[resd, resc].concat())), Some(1.0));
+        assert_eq!(jp2_pixel_aspect(&jp2(&codestream, false)), None);
+        Ok(())
     }
 
     #[test]

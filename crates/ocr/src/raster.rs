@@ -12,8 +12,10 @@ use image::RgbImage;
 
 use crate::OcrError;
 use crate::det::Area;
-use crate::jpeg2000::{decode_jpeg2000, is_jpeg2000};
-use crate::tiff_file::{TiffLayout, TiffPage, decode_refused, single_page_tiff, tiff_pages, tiff_pixel_aspect};
+use crate::jpeg2000::{decode_jpeg2000, is_jpeg2000, jp2_pixel_aspect};
+use crate::tiff_file::{
+    TiffLayout, TiffPage, decode_refused, exif_pixel_aspect, single_page_tiff, tiff_pages, tiff_pixel_aspect,
+};
 
 /// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
 /// copy stays under `image`'s default 512 MiB allocation limit.
@@ -61,7 +63,7 @@ impl<'a> ImageFile<'a> {
         let (img, aspect, warning) = match self.tiff_pages.get(index) {
             None if index == 0 && is_jpeg2000(self.bytes) => {
                 let (img, warning) = guarded("JPEG 2000", || decode_jpeg2000(self.bytes))??;
-                (img, None, warning)
+                (img, jp2_pixel_aspect(self.bytes), warning)
             }
             // A PNG, JPEG, WebP, GIF, BMP or PNM; or a TIFF of nothing but thumbnails, read as
             // its first.
@@ -69,12 +71,16 @@ impl<'a> ImageFile<'a> {
                 let reader = image::ImageReader::new(std::io::Cursor::new(self.bytes))
                     .with_guessed_format()
                     .map_err(|e| image_error(e.into()))?;
-                let aspect = match reader.format() {
+                let format = reader.format();
+                let mut decoder = reader.into_decoder().map_err(image_error)?;
+                let aspect = match format {
                     Some(image::ImageFormat::Png) => png_pixel_aspect(self.bytes),
-                    Some(image::ImageFormat::Jpeg) => jfif_pixel_aspect(self.bytes),
+                    Some(image::ImageFormat::Jpeg) => jfif_pixel_aspect(self.bytes)
+                        .or_else(|| exif_pixel_aspect(&image::ImageDecoder::exif_metadata(&mut decoder).ok()??)),
+                    Some(image::ImageFormat::Bmp) => bmp_pixel_aspect(self.bytes),
                     _ => None,
                 };
-                let (img, orientation) = upright(reader.into_decoder().map_err(image_error)?)?;
+                let (img, orientation) = upright(decoder)?;
                 (img, aspect.map(|a| shown_aspect(a, orientation)), None)
             }
             None => return Err(OcrError::Image(format!("no page {} in the image file", index + 1))),
@@ -169,6 +175,17 @@ fn jfif_pixel_aspect(bytes: &[u8]) -> Option<f32> {
     }
     let density = |at: usize| f32::from(u16::from_be_bytes([app0[at], app0[at + 1]]));
     aspect_of_densities(density(14), density(16))
+}
+
+/// A BMP's stored pixel shape, from its info header's pixels per metre across and down (the
+/// Windows header of 40 bytes and its later versions, and OS/2's of 64; the core header of
+/// 12 has none).
+fn bmp_pixel_aspect(bytes: &[u8]) -> Option<f32> {
+    let int = |at: usize| Some(i32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    if bytes.get(..2)? != b"BM" || int(14)? < 40 {
+        return None;
+    }
+    aspect_of_densities(int(38)? as f32, int(42)? as f32)
 }
 
 /// RGB pixels of the picture, its transparent parts laid on white: a logo or a scan with an
@@ -524,9 +541,27 @@ mod tests {
         assert_eq!(&jpeg[6..11], b"JFIF\0");
         jpeg[13] = 1;
         jpeg[14..18].copy_from_slice(&[0, 200, 0, 100]);
+        // JPEG without JFIF: EXIF's XResolution 200 and YResolution 100 (big-endian TIFF
+        // fields, each rational after the directory).
+        let mut exif_jpeg = crate::tiff_file::tests::jpeg_of(&stored)?;
+        let jfif_end = 4 + usize::from(u16::from_be_bytes([exif_jpeg[4], exif_jpeg[5]]));
+        let entry = |tag: u16, at: u32| [&tag.to_be_bytes()[..], &[0, 5, 0, 0, 0, 1], &at.to_be_bytes()].concat();
+        let tiff_fields =
+            [&b"MM\0*\0\0\0\x08\0\x02"[..], &entry(282, 38), &entry(283, 46), &[0; 4], &[0, 0, 0, 200, 0, 0, 0, 1]]
+                .concat();
+        let exif = [&b"Exif\0\0"[..], &tiff_fields, &[0, 0, 0, 100, 0, 0, 0, 1]].concat();
+        let app1 = [&[0xff, 0xe1][..], &(exif.len() as u16 + 2).to_be_bytes(), &exif].concat();
+        exif_jpeg.splice(2..jfif_end, app1);
+        // BMP: 4000 pixels a metre across, 8000 down, each pixel half as tall as wide.
+        let mut bmp = std::io::Cursor::new(Vec::new());
+        stored.write_to(&mut bmp, image::ImageFormat::Bmp).map_err(|e| err(&e))?;
+        let mut bmp = bmp.into_inner();
+        bmp[38..46].copy_from_slice(&[4000i32.to_le_bytes(), 8000i32.to_le_bytes()].concat());
         // TIFF read by `image`: XResolution 98, YResolution 204, each pixel wider than tall.
         let tiff = deflated_grey_tiff_with(8, 8, vec![(282, Field::Rational(98, 1)), (283, Field::Rational(204, 1))])?;
-        for (name, bytes, shown) in [("PNG", png, (16, 16)), ("JPEG", jpeg, (16, 16)), ("TIFF", tiff, (17, 8))] {
+        let files =
+            [("PNG", png, (16, 16)), ("JPEG", jpeg, (16, 16)), ("EXIF", exif_jpeg, (16, 16)), ("BMP", bmp, (32, 8))];
+        for (name, bytes, shown) in files.into_iter().chain([("TIFF", tiff, (17, 8))]) {
             assert_eq!(ImageFile::open(&bytes).page(0)?.image.dimensions(), shown, "{name}");
         }
         Ok(())

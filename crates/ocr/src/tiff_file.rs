@@ -26,6 +26,9 @@ const NEW_SUBFILE_TYPE: u64 = 254;
 /// The TIFF tag saying how a page's samples map to colours.
 const PHOTOMETRIC: u64 = 262;
 
+/// The TIFF field type of a fraction: two LONGs, numerator then denominator.
+const RATIONAL: u64 = 5;
+
 /// Photometric interpretations of that tag: grey (black is zero), RGB, palette, YCbCr, CIE
 /// L*a*b* (TIFF 6.0 section 23: a* and b* signed) and ICC L*a*b* (Adobe TIFF Technote 4: a*
 /// and b* offset by 128).
@@ -113,15 +116,33 @@ impl TiffLayout {
         if self.big { (8, 20) } else { (2, 12) }
     }
 
+    /// Where the entry for `tag` lies among a directory's `entries`.
+    fn entry(self, bytes: &[u8], entries: std::ops::Range<usize>, tag: u64) -> Option<usize> {
+        let (_, entry_size) = self.entries();
+        (entries.start..entries.end.min(bytes.len()))
+            .step_by(entry_size)
+            .find(|&e| self.number(bytes, e, 2) == Some(tag))
+    }
+
     /// The value field of the entry for `tag` (one SHORT or LONG, at the field's start) among
     /// a directory's `entries`, as where it lies and how many bytes it takes.
     fn small_value(self, bytes: &[u8], entries: std::ops::Range<usize>, tag: u64) -> Option<(usize, usize)> {
-        let (_, entry_size) = self.entries();
-        let entry = (entries.start..entries.end.min(bytes.len()))
-            .step_by(entry_size)
-            .find(|&e| self.number(bytes, e, 2) == Some(tag))?;
+        let entry = self.entry(bytes, entries, tag)?;
         let short = self.number(bytes, entry + 2, 2) == Some(3);
         Some((entry + 4 + self.offset_size(), if short { 2 } else { 4 }))
+    }
+
+    /// The first RATIONAL of the entry for `tag` among a directory's `entries`, where its type
+    /// says so: in BigTIFF it fits the value field, in TIFF 6.0 the field points at it.
+    fn rational(self, bytes: &[u8], entries: std::ops::Range<usize>, tag: u64) -> Option<f32> {
+        let entry = self.entry(bytes, entries, tag)?;
+        if self.number(bytes, entry + 2, 2)? != RATIONAL {
+            return None;
+        }
+        let field = entry + 4 + self.offset_size();
+        let at = if self.big { field } else { usize::try_from(self.number(bytes, field, 4)?).ok()? };
+        let (n, d) = (self.number(bytes, at, 4)?, self.number(bytes, at.checked_add(4)?, 4)?);
+        (d > 0).then(|| n as f32 / d as f32)
     }
 
     /// The byte range of the entries of the directory at `directory`, if its count is readable.
@@ -233,6 +254,16 @@ pub(crate) fn tiff_pixel_aspect(file: &[u8]) -> Option<f32> {
     let orientation = decoder.find_tag_unsigned::<u32>(Tag::Orientation).ok().flatten();
     let orientation = orientation.and_then(|o| image::metadata::Orientation::from_exif(u8::try_from(o).ok()?));
     Some(orientation.map_or(aspect, |o| shown_aspect(aspect, o)))
+}
+
+/// A picture's stored pixel shape from its EXIF block (a TIFF header and first directory, as
+/// a JPEG's APP1 segment holds them): its XResolution over its YResolution.
+pub(crate) fn exif_pixel_aspect(exif: &[u8]) -> Option<f32> {
+    let layout = TiffLayout::of(exif)?;
+    let directory = usize::try_from(layout.number(exif, layout.first_link(), layout.offset_size())?).ok()?;
+    let entries = layout.entry_range(exif, directory)?;
+    let resolution = |tag: Tag| layout.rational(exif, entries.clone(), u64::from(tag.to_u16()));
+    aspect_of_densities(resolution(Tag::XResolution)?, resolution(Tag::YResolution)?)
 }
 
 /// The first page's photometric tag set to `value`: a palette page's indices then decode as
