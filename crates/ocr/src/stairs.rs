@@ -24,9 +24,7 @@ const STAIRS_SIGMA: f32 = 1.0;
 /// `img` smoothed (`STAIRS_SIGMA`) where it is bilevel and stretched by repeating its rows or
 /// columns; otherwise `img` as it is.
 pub fn stairs_smoothed(img: &RgbImage) -> Cow<'_, RgbImage> {
-    let stretched =
-        || lone_rows(img) <= STRETCHED_LONE_ROWS || lone_rows(&image::imageops::rotate90(img)) <= STRETCHED_LONE_ROWS;
-    if is_bilevel(img) && stretched() {
+    if is_bilevel(img) && lone_shares(img).into_iter().any(|share| share <= STRETCHED_LONE_ROWS) {
         return Cow::Owned(image::imageops::blur(img, STAIRS_SIGMA));
     }
     Cow::Borrowed(img)
@@ -43,17 +41,35 @@ fn is_bilevel(img: &RgbImage) -> bool {
     })
 }
 
-/// The share of the picture's rows holding ink (pixels unlike the row's first) that differ
-/// from both rows beside them; 1 where none between two rows does.
-fn lone_rows(img: &RgbImage) -> f32 {
-    let rows: Vec<&[u8]> = img.as_raw().chunks_exact(img.width() as usize * 3).collect();
-    let inked = |row: &[u8]| row.chunks_exact(3).any(|p| p != &row[..3]);
-    let (mut lone, mut inked_rows) = (0u32, 0u32);
-    for three in rows.windows(3).filter(|three| inked(three[1])) {
-        inked_rows += 1;
-        lone += u32::from(three[0] != three[1] && three[1] != three[2]);
+/// Of the picture's rows holding ink (a pixel unlike the row's first), the share that differ
+/// from both rows beside them; and the same of its columns. Read in one pass over the rows,
+/// with no turned copy of the page.
+fn lone_shares(img: &RgbImage) -> [f32; 2] {
+    let w = img.width() as usize * 3;
+    let rows: Vec<&[u8]> = img.as_raw().chunks_exact(w.max(3)).collect();
+    let Some(first_row) = rows.first() else { return [1.0; 2] };
+    let row_inked: Vec<bool> = rows.iter().map(|row| row.chunks_exact(3).any(|p| p != &row[..3])).collect();
+    let row_unlike_next: Vec<bool> = rows.windows(2).map(|pair| pair[0] != pair[1]).collect();
+    let (mut column_inked, mut column_unlike_next) = (vec![false; w / 3], vec![false; (w / 3).saturating_sub(1)]);
+    for row in &rows {
+        for (inked, (p, first)) in column_inked.iter_mut().zip(row.chunks_exact(3).zip(first_row.chunks_exact(3))) {
+            *inked |= p != first;
+        }
+        for (unlike, (p, next)) in column_unlike_next.iter_mut().zip(row.chunks_exact(3).zip(row[3..].chunks_exact(3)))
+        {
+            *unlike |= p != next;
+        }
     }
-    if inked_rows == 0 { 1.0 } else { lone as f32 / inked_rows as f32 }
+    [lone_share(&row_inked, &row_unlike_next), lone_share(&column_inked, &column_unlike_next)]
+}
+
+/// Of the lines `inked` between two others, the share unlike both (`unlike_next[i]`: line i
+/// differs from line i + 1); 1 where none is inked.
+fn lone_share(inked: &[bool], unlike_next: &[bool]) -> f32 {
+    let between = unlike_next.windows(2).zip(inked.iter().skip(1)).filter(|&(_, &inked)| inked);
+    let (lone, counted) =
+        between.fold((0u32, 0u32), |(lone, counted), (pair, _)| (lone + u32::from(pair[0] && pair[1]), counted + 1));
+    if counted == 0 { 1.0 } else { lone as f32 / counted as f32 }
 }
 
 #[cfg(test)]
