@@ -122,7 +122,7 @@ const MAX_PIXEL_ASPECT: f32 = 4.0;
 /// half the density of its columns, and read as stored its print is squashed to half height,
 /// which the models misread. Each stored pixel is repeated (nearest), not blended down: a
 /// bilevel fax so blended read 0.106 CER against 0.094 (grey pages alike, 0.027); it is
-/// smoothed both ways as it is read instead (`stairs`: 0.081). A stretch past
+/// smoothed both ways as it is read instead (`stairs`: 0.082). A stretch past
 /// `MAX_PAGE_PIXELS` leaves the page as stored, with a warning.
 fn square_pixels(img: RgbImage, aspect: Option<f32>) -> Result<(RgbImage, Option<String>), OcrError> {
     let Some(aspect) = aspect.filter(|a| (1.0 / MAX_PIXEL_ASPECT..=MAX_PIXEL_ASPECT).contains(a)) else {

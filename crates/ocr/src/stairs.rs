@@ -15,10 +15,11 @@ const STRETCHED_LONE_ROWS: f32 = 0.1;
 
 /// How far a stretched bilevel page is smoothed (a Gaussian's sigma, in its pixels). On 50
 /// corpus pages faxed at 204×98 dpi (bold: blurred, then black under 150 of 255) and stretched
-/// by repeating rows, 0.5 read 0.089 CER, 1.0 0.081 and 1.5 0.103 (0.094 unsmoothed); faxed
-/// thin (black under 128), 1.0 read 0.140 against 0.158. Smoothing down alone (sigma 1.2
-/// down, 0.6 across) read 0.107; pages of square bilevel pixels smoothed by 0.7 read 0.0277
-/// against 0.0285, by 1.0 0.0336, so they are left as they are.
+/// by repeating rows, Pillow's blur of 0.5 read 0.089 CER, 1.0 0.081 and 1.5 0.103 (0.094
+/// unsmoothed; 1.0 here 0.082); faxed thin (black under 128), 1.0 read 0.140 against 0.158.
+/// Smoothing down alone (sigma 1.2 down, 0.6 across) read 0.107; pages of square bilevel
+/// pixels smoothed by 0.7 read 0.0277 against 0.0285, by 1.0 0.0336, so they are left as
+/// they are.
 const STAIRS_SIGMA: f32 = 1.0;
 
 /// `img` smoothed (`STAIRS_SIGMA`) where it is bilevel and stretched by repeating its rows or
