@@ -28,7 +28,7 @@ pub struct Jpeg2000Header {
 
 /// The main header of a JP2 file or a bare codestream; None where it cannot be read.
 pub fn jpeg2000_header(bytes: &[u8]) -> Option<Jpeg2000Header> {
-    let codestream = if bytes.starts_with(JP2_SIGNATURE) { jp2_codestream(bytes)? } else { bytes };
+    let codestream = if bytes.starts_with(JP2_SIGNATURE) { jp2_box(bytes, b"jp2c")? } else { bytes };
     let siz = codestream.strip_prefix(CODESTREAM_START)?;
     let field = |i: usize| Some(u32::from_be_bytes(siz.get(4 + 4 * i..8 + 4 * i)?.try_into().ok()?));
     let [x, y, x_origin, y_origin, tile_w, tile_h, tile_x, tile_y] = [0, 1, 2, 3, 4, 5, 6, 7].map(field);
@@ -36,11 +36,6 @@ pub fn jpeg2000_header(bytes: &[u8]) -> Option<Jpeg2000Header> {
     let across = u64::from(x.checked_sub(tile_x?)?).div_ceil(u64::from(tile_w).max(1));
     let down = u64::from(y.checked_sub(tile_y?)?).div_ceil(u64::from(tile_h).max(1));
     Some(Jpeg2000Header { width: x.checked_sub(x_origin?)?, height: y.checked_sub(y_origin?)?, tiles: across * down })
-}
-
-/// The contiguous codestream box (`jp2c`) among a JP2 file's top-level boxes.
-fn jp2_codestream(bytes: &[u8]) -> Option<&[u8]> {
-    jp2_box(bytes, b"jp2c")
 }
 
 /// The contents of the first box of type `kind` among `boxes` (a JP2 file's top level, or a

@@ -46,9 +46,12 @@ fn is_bilevel(img: &RgbImage) -> bool {
 /// from both rows beside them; and the same of its columns. Read in one pass over the rows,
 /// with no turned copy of the page.
 fn lone_shares(img: &RgbImage) -> [f32; 2] {
+    if img.width() == 0 || img.height() == 0 {
+        return [1.0; 2];
+    }
     let w = img.width() as usize * 3;
-    let rows: Vec<&[u8]> = img.as_raw().chunks_exact(w.max(3)).collect();
-    let Some(first_row) = rows.first() else { return [1.0; 2] };
+    let rows: Vec<&[u8]> = img.as_raw().chunks_exact(w).collect();
+    let first_row = rows[0];
     let row_inked: Vec<bool> = rows.iter().map(|row| row.chunks_exact(3).any(|p| p != &row[..3])).collect();
     let row_unlike_next: Vec<bool> = rows.windows(2).map(|pair| pair[0] != pair[1]).collect();
     let (mut column_inked, mut column_unlike_next) = (vec![false; w / 3], vec![false; (w / 3).saturating_sub(1)]);
