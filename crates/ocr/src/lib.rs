@@ -8,6 +8,7 @@ mod backend;
 mod det;
 mod geometry;
 mod glyphs;
+mod ground;
 mod gutters;
 mod initials;
 mod jpeg2000;
@@ -41,6 +42,7 @@ pub use image::RgbImage;
 pub use backend::{Backend, ModelCall, ModelKind, Preferring, Tensor, now, poll_once};
 pub use det::{DetParams, bgr_tensor, page_bands};
 pub use geometry::Quad;
+use ground::ground_as_paper;
 pub use jpeg2000::{Jpeg2000Header, MAX_JPEG2000_TILES, jpeg2000_header};
 pub use layout::{LayoutRegion, RegionKind};
 pub use lighting::evenly_lit;
@@ -750,18 +752,17 @@ impl Engine {
 }
 
 /// A page as it is read: a bilevel page stretched by repeating its pixels smoothed
-/// (`stairs_smoothed`), then its lighting evened (`evenly_lit`).
+/// (`stairs_smoothed`), the dark ground around a photographed page painted as its paper
+/// (`ground_as_paper`), then its lighting evened (`evenly_lit`).
 pub fn page_to_read(img: &RgbImage) -> Cow<'_, RgbImage> {
-    match stairs_smoothed(img) {
-        Cow::Borrowed(img) => evenly_lit(img),
-        Cow::Owned(smooth) => {
-            let lit = match evenly_lit(&smooth) {
-                Cow::Owned(lit) => Some(lit),
-                Cow::Borrowed(_) => None,
-            };
-            Cow::Owned(lit.unwrap_or(smooth))
-        }
-    }
+    let steps: [for<'a> fn(&'a RgbImage) -> Cow<'a, RgbImage>; 3] = [stairs_smoothed, ground_as_paper, evenly_lit];
+    steps.iter().fold(Cow::Borrowed(img), |page, step| {
+        let changed = match step(&page) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
+        };
+        changed.map_or(page, Cow::Owned)
+    })
 }
 
 /// A page's lines from what its batches read (`Engine::recognize_batch`): lone glyphs read

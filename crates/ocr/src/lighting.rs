@@ -50,17 +50,22 @@ pub fn evenly_lit(img: &RgbImage) -> Cow<'_, RgbImage> {
 }
 
 /// A page's mean grey per cell of `cell`×`cell` pixels, `w`×`h` cells.
-struct PaperGrid {
-    cell: u32,
-    w: usize,
-    h: usize,
-    values: Vec<f32>,
+pub(crate) struct PaperGrid {
+    pub(crate) cell: u32,
+    pub(crate) w: usize,
+    pub(crate) h: usize,
+    pub(crate) values: Vec<f32>,
 }
 
 impl PaperGrid {
-    /// The page's cells (`CELLS_ALONG` along its longer side), each the lightest cell within
-    /// `PAPER_REACH` of it; `None` for a page too small to have a shading.
+    /// The page's paper: its cells' means (`means`) closed (`closed`).
     fn of(img: &RgbImage) -> Option<PaperGrid> {
+        PaperGrid::means(img).map(|means| means.closed())
+    }
+
+    /// The page's mean grey per cell, `CELLS_ALONG` cells along its longer side; `None` for a
+    /// page too small to have a shading.
+    pub(crate) fn means(img: &RgbImage) -> Option<PaperGrid> {
         let (iw, ih) = img.dimensions();
         let cell = iw.max(ih) / CELLS_ALONG;
         if cell < 2 {
@@ -73,9 +78,15 @@ impl PaperGrid {
             sums[i] += u32::from(grey(p));
             counts[i] += 1;
         }
-        let means: Vec<f32> = sums.iter().zip(&counts).map(|(&s, &n)| s as f32 / n.max(1) as f32).collect();
-        let lightest = window_fold(&means, w, h, PAPER_REACH, f32::max);
-        Some(PaperGrid { cell, w, h, values: window_fold(&lightest, w, h, PAPER_REACH, f32::min) })
+        let values = sums.iter().zip(&counts).map(|(&s, &n)| s as f32 / n.max(1) as f32).collect();
+        Some(PaperGrid { cell, w, h, values })
+    }
+
+    /// Each cell the lightest cell within `PAPER_REACH` of it, then the darkest of those: print
+    /// narrower than the window cleared, a shadow's or a page's edge kept where it is.
+    pub(crate) fn closed(&self) -> PaperGrid {
+        let lightest = window_fold(&self.values, self.w, self.h, PAPER_REACH, f32::max);
+        PaperGrid { values: window_fold(&lightest, self.w, self.h, PAPER_REACH, f32::min), ..*self }
     }
 
     /// The grid box-blurred twice over `SMOOTH_REACH`.
@@ -132,7 +143,7 @@ impl PaperGrid {
     }
 
     /// The paper at pixel (x, y), read bilinearly between cell centres.
-    fn at(&self, x: u32, y: u32) -> f32 {
+    pub(crate) fn at(&self, x: u32, y: u32) -> f32 {
         let along = |p: u32, n: usize| {
             let c = ((p as f32 + 0.5) / self.cell as f32 - 0.5).clamp(0.0, (n - 1) as f32);
             let i = (c as usize).min(n.saturating_sub(2));

@@ -1,0 +1,280 @@
+//! The ground around a photographed page painted as paper before the page is read. A phone's
+//! photo of a page on a desk, or a scan whose lid left a dark frame, holds more than the
+//! page: where the ground is a large share of the picture, the page's ink split
+//! (`marks::Ink`) counts it as print, or the paper as light print on a dark ground, and
+//! leaders' dots, bullets and rules are then misjudged; and the paper surface the lighting is
+//! evened by (`lighting`) bends at the page's edge.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use image::{Rgb, RgbImage};
+
+use crate::det::mask_to_components;
+use crate::lighting::PaperGrid;
+use crate::marks::otsu;
+
+/// The ground must hold this share of the picture's edge cells or more: a page photographed
+/// on a desk has ground on every side (all of the edge), or on three where the photo cuts it
+/// (a portrait page filling a landscape photo's height, 0.67), where dark bands along one
+/// side of a page (a full-bleed header: 0.37 on a page a fifth banded) or two (a header and
+/// a sidebar) hold half of the edge or less.
+const SURROUNDED: f32 = 0.6;
+
+/// The ground's cells average under this share of the page's paper (medians): a dark desk
+/// (0.29–0.33 on the photos measured) or a mid-grey one (140 of 255: 0.54–0.58), a scanner's
+/// lid. A lighter desk is left as it is: its greys stay on the paper's side of the ink split.
+const GROUND_DARKER: f32 = 0.7;
+
+/// The page's edge is sharp: the paper grid `EDGE_SPAN` cells out on the ground is under this
+/// share of the paper as far into the page (the median along the edge: 0.36–0.39 on a dark
+/// desk, 0.60–0.62 on a mid-grey one), where light falling off (a vignette, a lamp's shadow,
+/// a book's spine shading the paper around its fold) greys it a few hundredths over so short
+/// a span (0.96 for a vignette to a quarter at the corners), and print in shade stays.
+const SHARP_EDGE: f32 = 0.75;
+const EDGE_SPAN: isize = 3;
+
+/// Most of a page is blank paper: this share (`BLANK_SHARE`) of its cells or more are this
+/// share (`BLANK_LEVEL`) of the paper around them or lighter (0.55 or more on the photos
+/// measured, m27's tinted rows the least), where light print on a dark ground (a dark-mode
+/// screenshot's text block, closed into one light region) is mostly ground (0.14).
+const BLANK_LEVEL: f32 = 0.85;
+const BLANK_SHARE: f32 = 0.3;
+
+/// Light regions on the ground apart from the page, as a share of the picture, past which
+/// the ground is left as it is: light print on a dark page (a poster's title around a white
+/// card) would be painted over, and a second sheet beside the page may hold print too.
+const MAX_ISLANDS: f32 = 0.02;
+
+/// The ground is painted this many cells into the page: the cells the page's edge crosses
+/// hold a sliver of ground, and a page's margin is wider than a cell (about 1 mm at 200 dpi).
+const EDGE_CELLS: usize = 1;
+
+/// `img` with the dark ground around its page painted as the paper nearest it, where the
+/// page lies on one (see `SURROUNDED`, `GROUND_DARKER`); otherwise `img` as it is.
+pub fn ground_as_paper(img: &RgbImage) -> Cow<'_, RgbImage> {
+    let Some(means) = PaperGrid::means(img) else { return Cow::Borrowed(img) };
+    let paper = means.closed();
+    match ground_cells(&means, &paper) {
+        Some(ground) => Cow::Owned(painted(img, &paper, &grown(&ground, paper.w, paper.h))),
+        None => Cow::Borrowed(img),
+    }
+}
+
+/// The cells of the dark ground around the page: those under the paper grid's Otsu split
+/// reached from the grid's edge through such cells, the page being the largest region above
+/// it. `None` where they are no ground a page lies on (see the constants).
+fn ground_cells(means: &PaperGrid, paper: &PaperGrid) -> Option<Vec<bool>> {
+    let (w, h) = (paper.w, paper.h);
+    let mut hist = [0u64; 256];
+    for &v in &paper.values {
+        hist[v.clamp(0.0, 255.0) as usize] += 1;
+    }
+    let split = f32::from(otsu(&hist));
+    let dark: Vec<bool> = paper.values.iter().map(|&v| v <= split).collect();
+    let regions = mask_to_components(&dark.iter().map(|d| !d).collect::<Vec<_>>(), w, h);
+    let page = regions.iter().max_by_key(|r| r.len())?;
+    let edge: Vec<usize> = (0..w * h).filter(|&i| i % w == 0 || i % w == w - 1 || i < w || i >= w * (h - 1)).collect();
+    let ground = flooded(&dark, w, h, edge.iter().copied().filter(|&i| dark[i]));
+    let edge_ground = edge.iter().filter(|&&i| ground[i]).count();
+    let islands: usize =
+        regions.iter().filter(|r| r.len() < page.len() && touches(r, &ground, w, h)).map(Vec::len).sum();
+    let page_paper = median(page.iter().map(|&i| paper.values[i]))?;
+    let ground_grey = median((0..w * h).filter(|&i| ground[i]).map(|i| means.values[i]))?;
+    let blank = page.iter().filter(|&&i| means.values[i] >= BLANK_LEVEL * paper.values[i]).count();
+    let lies_on_ground = edge_ground as f32 >= SURROUNDED * edge.len() as f32
+        && islands as f32 <= MAX_ISLANDS * (w * h) as f32
+        && ground_grey < GROUND_DARKER * page_paper
+        && blank as f32 >= BLANK_SHARE * page.len() as f32
+        && edge_contrast(paper, &ground)? <= SHARP_EDGE;
+    lies_on_ground.then_some(ground)
+}
+
+/// The median, over the ground's cells beside the page, of the paper grid `EDGE_SPAN` cells
+/// out on the ground over `EDGE_SPAN` cells into the page, straight across; `None` where no
+/// such pair is on the grid.
+fn edge_contrast(paper: &PaperGrid, ground: &[bool]) -> Option<f32> {
+    let (w, h) = (paper.w as isize, paper.h as isize);
+    let at = |x: isize, y: isize| ((0..w).contains(&x) && (0..h).contains(&y)).then(|| (y * w + x) as usize);
+    let mut ratios = Vec::new();
+    for (i, _) in ground.iter().enumerate().filter(|(_, g)| **g) {
+        let (x, y) = ((i % paper.w) as isize, (i / paper.w) as isize);
+        for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let step = |k: isize| at(x + k * dx, y + k * dy);
+            let (Some(next), Some(out), Some(inside)) = (step(1), step(1 - EDGE_SPAN), step(EDGE_SPAN)) else {
+                continue;
+            };
+            if !ground[next] && !ground[inside] && ground[out] {
+                ratios.push(paper.values[out] / paper.values[inside].max(1.0));
+            }
+        }
+    }
+    median(ratios.into_iter())
+}
+
+/// The cells of `inside` reached from `seeds` through 4-neighbours inside.
+fn flooded(inside: &[bool], w: usize, h: usize, seeds: impl Iterator<Item = usize>) -> Vec<bool> {
+    let mut reached = vec![false; inside.len()];
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    for s in seeds {
+        if !reached[s] {
+            reached[s] = true;
+            queue.push_back(s);
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        for n in neighbours(i, w, h) {
+            if inside[n] && !reached[n] {
+                reached[n] = true;
+                queue.push_back(n);
+            }
+        }
+    }
+    reached
+}
+
+fn touches(region: &[usize], other: &[bool], w: usize, h: usize) -> bool {
+    region.iter().any(|&i| neighbours(i, w, h).any(|n| other[n]))
+}
+
+fn neighbours(i: usize, w: usize, h: usize) -> impl Iterator<Item = usize> {
+    let (x, y) = (i % w, i / w);
+    [(x > 0).then(|| i - 1), (x + 1 < w).then(|| i + 1), (y > 0).then(|| i - w), (y + 1 < h).then(|| i + w)]
+        .into_iter()
+        .flatten()
+}
+
+fn median(values: impl Iterator<Item = f32>) -> Option<f32> {
+    let mut v: Vec<f32> = values.collect();
+    v.sort_by(f32::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// `ground` grown `EDGE_CELLS` into the page.
+fn grown(ground: &[bool], w: usize, h: usize) -> Vec<bool> {
+    (0..EDGE_CELLS)
+        .fold(ground.to_vec(), |g, _| (0..g.len()).map(|i| g[i] || neighbours(i, w, h).any(|n| g[n])).collect())
+}
+
+/// `img` with the pixels of the `ground` cells painted grey as the page's paper nearest them.
+fn painted(img: &RgbImage, paper: &PaperGrid, ground: &[bool]) -> RgbImage {
+    let (w, h) = (paper.w, paper.h);
+    // Each ground cell takes the paper of the page cell its flood from the page reaches it by.
+    let mut values = paper.values.clone();
+    let mut queue: VecDeque<usize> = (0..w * h).filter(|&i| !ground[i]).collect();
+    let mut reached: Vec<bool> = ground.iter().map(|g| !g).collect();
+    while let Some(i) = queue.pop_front() {
+        for n in neighbours(i, w, h) {
+            if !reached[n] {
+                reached[n] = true;
+                values[n] = values[i];
+                queue.push_back(n);
+            }
+        }
+    }
+    let filled = PaperGrid { values, ..*paper };
+    let mut out = img.clone();
+    for (x, y, p) in out.enumerate_pixels_mut() {
+        if ground[(y / paper.cell) as usize * w + (x / paper.cell) as usize] {
+            *p = Rgb([filled.at(x, y).round().clamp(0.0, 255.0) as u8; 3]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Print as rows of bars (6 px every 20 px, 40 px long every 60 px) at `ink` inside the
+    /// box `[x0, y0, x1, y1]`.
+    fn is_print(x: u32, y: u32, [x0, y0, x1, y1]: [u32; 4]) -> bool {
+        (x0..x1).contains(&x) && (y0..y1).contains(&y) && y % 20 < 6 && x % 60 < 40
+    }
+
+    /// A textured desk: grey about 70, grained and noisy.
+    fn desk(x: u32, y: u32) -> u8 {
+        let grain = 15.0 * (x as f32 / 9.0 + 3.0 * (y as f32 / 140.0).sin()).sin();
+        let noise = ((x.wrapping_mul(7919) ^ y.wrapping_mul(104_729)) % 17) as f32;
+        (70.0 + grain + noise) as u8
+    }
+
+    #[test]
+    fn the_dark_ground_around_a_photographed_page_is_painted_as_its_paper() {
+        // A page (paper 225, print 40) leaning a little on a desk, ground on every side.
+        let on_page = |x: u32, y: u32| {
+            let lean = (y as f32 * 0.03) as u32;
+            (150 + lean..1050 + lean).contains(&x) && (100..800).contains(&y)
+        };
+        let img = RgbImage::from_fn(1200, 900, |x, y| {
+            let grey = if !on_page(x, y) {
+                desk(x, y)
+            } else if is_print(x, y, [250, 180, 950, 720]) {
+                40
+            } else {
+                225
+            };
+            Rgb([grey; 3])
+        });
+        let read = ground_as_paper(&img);
+        assert!(matches!(read, Cow::Owned(_)), "the page lies on a desk");
+        for (x, y) in [(10, 10), (1190, 890), (60, 450), (1150, 450), (600, 40), (600, 860)] {
+            let g = read.get_pixel(x, y).0[0];
+            assert!((215..=235).contains(&g), "ground at ({x}, {y}) painted {g}");
+        }
+        assert_eq!(read.get_pixel(260, 181).0[0], 40, "print stays");
+        assert_eq!(read.get_pixel(260, 170).0[0], 225, "paper stays");
+    }
+
+    #[test]
+    fn a_page_with_no_ground_or_a_dark_band_along_one_side_is_left_as_it_is() {
+        let plain =
+            RgbImage::from_fn(1200, 900, |x, y| Rgb([if is_print(x, y, [100, 100, 1100, 800]) { 40 } else { 235 }; 3]));
+        assert!(matches!(ground_as_paper(&plain), Cow::Borrowed(_)));
+        // A full-bleed dark header a fifth of the page high, with light print at its left.
+        let banded = RgbImage::from_fn(1200, 900, |x, y| {
+            let grey = match (y < 180, is_print(x, y, [100, 40, if y < 180 { 400 } else { 1100 }, 800])) {
+                (true, true) => 240,
+                (true, false) => 50,
+                (false, true) => 40,
+                (false, false) => 235,
+            };
+            Rgb([grey; 3])
+        });
+        assert!(matches!(ground_as_paper(&banded), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn print_in_the_shade_towards_a_pages_edges_is_not_painted_over() {
+        // A photo's vignette: the paper greys from 235 at the middle to a quarter of that at
+        // the corners, its print with it.
+        let img = RgbImage::from_fn(1200, 900, |x, y| {
+            let (dx, dy) = ((x as f32 - 600.0) / 600.0, (y as f32 - 450.0) / 450.0);
+            let light = (1.0 - 0.9 * (dx * dx + dy * dy) / 2.0).max(0.25);
+            let print = is_print(x, y, [30, 30, 1170, 870]);
+            Rgb([(light * if print { 50.0 } else { 235.0 }) as u8; 3])
+        });
+        assert!(matches!(ground_as_paper(&img), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn light_print_on_a_dark_ground_is_not_painted_over() {
+        // A dark-mode screenshot: one block of light print on a dark ground.
+        let dark_mode =
+            RgbImage::from_fn(1200, 900, |x, y| Rgb([if is_print(x, y, [200, 150, 1000, 750]) { 230 } else { 30 }; 3]));
+        assert!(matches!(ground_as_paper(&dark_mode), Cow::Borrowed(_)));
+        // A white card on a dark poster whose title, in light print, stands above it.
+        let poster = RgbImage::from_fn(1200, 900, |x, y| {
+            let card = (300..900).contains(&x) && (300..800).contains(&y);
+            let title = is_print(x, y, [200, 60, 1000, 240]);
+            let grey = match (card, title || is_print(x, y, [350, 350, 850, 750])) {
+                (true, true) => 40,
+                (true, false) => 235,
+                (false, true) => 240,
+                (false, false) => 30,
+            };
+            Rgb([grey; 3])
+        });
+        assert!(matches!(ground_as_paper(&poster), Cow::Borrowed(_)));
+    }
+}
