@@ -26,13 +26,15 @@ const SURROUNDED: f32 = 0.6;
 /// lid. A lighter desk is left as it is: its greys stay on the paper's side of the ink split.
 const GROUND_DARKER: f32 = 0.7;
 
-/// The page's edge is sharp: the paper grid `EDGE_SPAN` cells out on the ground is under this
-/// share of the paper as far into the page (the median along the edge: 0.36–0.39 on a dark
-/// desk, 0.60–0.62 on a mid-grey one), where light falling off (a vignette, a lamp's shadow,
-/// a book's spine shading the paper around its fold) greys it a few hundredths over so short
-/// a span (0.96 for a vignette to a quarter at the corners), and print in shade stays.
+/// The page's edge is sharp: the paper grid on the ground is under this share of the paper
+/// straight across in the page, each `EDGE_REACH` cells past the two cells the edge parts
+/// (five cells apart, a fifth of an inch on a letter page at 200 dpi). The median along the
+/// edge is 0.36–0.39 on a dark desk, 0.60–0.62 on a mid-grey one, where light falling off
+/// (a vignette, a lamp's shadow, a book's spine shading the paper around its fold) greys the
+/// paper a few hundredths over so short a span (0.96 for a vignette to a quarter at the
+/// corners), and print in shade stays.
 const SHARP_EDGE: f32 = 0.75;
-const EDGE_SPAN: isize = 3;
+const EDGE_REACH: isize = 2;
 
 /// Most of a page is blank paper: this share (`BLANK_SHARE`) of its cells or more are this
 /// share (`BLANK_LEVEL`) of the paper around them or lighter (0.55 or more on the photos
@@ -90,9 +92,9 @@ fn ground_cells(means: &PaperGrid, paper: &PaperGrid) -> Option<Vec<bool>> {
     lies_on_ground.then_some(ground)
 }
 
-/// The median, over the ground's cells beside the page, of the paper grid `EDGE_SPAN` cells
-/// out on the ground over `EDGE_SPAN` cells into the page, straight across; `None` where no
-/// such pair is on the grid.
+/// The median, over the ground's cells beside the page, of the paper grid `EDGE_REACH` cells
+/// further out on the ground over `EDGE_REACH` cells further into the page, straight across;
+/// `None` where no such pair is on the grid.
 fn edge_contrast(paper: &PaperGrid, ground: &[bool]) -> Option<f32> {
     let (w, h) = (paper.w as isize, paper.h as isize);
     let at = |x: isize, y: isize| ((0..w).contains(&x) && (0..h).contains(&y)).then(|| (y * w + x) as usize);
@@ -101,7 +103,7 @@ fn edge_contrast(paper: &PaperGrid, ground: &[bool]) -> Option<f32> {
         let (x, y) = ((i % paper.w) as isize, (i / paper.w) as isize);
         for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
             let step = |k: isize| at(x + k * dx, y + k * dy);
-            let (Some(next), Some(out), Some(inside)) = (step(1), step(1 - EDGE_SPAN), step(EDGE_SPAN)) else {
+            let (Some(next), Some(out), Some(inside)) = (step(1), step(-EDGE_REACH), step(1 + EDGE_REACH)) else {
                 continue;
             };
             if !ground[next] && !ground[inside] && ground[out] {
@@ -231,6 +233,13 @@ mod tests {
         let plain =
             RgbImage::from_fn(1200, 900, |x, y| Rgb([if is_print(x, y, [100, 100, 1100, 800]) { 40 } else { 235 }; 3]));
         assert!(matches!(ground_as_paper(&plain), Cow::Borrowed(_)));
+        for grey in [0, 255] {
+            assert!(matches!(ground_as_paper(&RgbImage::from_pixel(1200, 900, Rgb([grey; 3]))), Cow::Borrowed(_)));
+        }
+        assert!(matches!(
+            ground_as_paper(&RgbImage::from_fn(3000, 1, |x, _| Rgb([(x % 256) as u8; 3]))),
+            Cow::Borrowed(_)
+        ));
         // A full-bleed dark header a fifth of the page high, with light print at its left.
         let banded = RgbImage::from_fn(1200, 900, |x, y| {
             let grey = match (y < 180, is_print(x, y, [100, 40, if y < 180 { 400 } else { 1100 }, 800])) {
