@@ -438,9 +438,12 @@ const SKEW_MIN_RUN: f32 = 5.0;
 /// A skew is measured from at least this many pairs of lines on one row: a page of few says
 /// too little.
 const SKEW_MIN_PAIRS: usize = 8;
-/// The steepest skew (across per along, about 3°) the rows measure: DB's boxes show steeper
-/// ones, which turn the page's frame (`KnownLine`'s u and v) already, but up to 2.5° it may
-/// draw most short words level and leave the frame level too.
+/// The steepest skew (across per along, about 3°) the rows measure past the lines' own lean
+/// (or level): DB's boxes show steeper ones, which turn the page's frame (`KnownLine`'s u
+/// and v) already, but up to 2.5° it may draw most short words level and leave the frame
+/// level too, and up to 4° half of a table's short cells (issue-336's Chinese table
+/// photographed at 3.5–4°: about half of its 137–142 boxes level, its long lines leaning
+/// 0.06–0.07), which then lean from the frame as its rows do.
 const MAX_UNSEEN_SKEW: f32 = 0.05;
 /// How rows run in lines' frame. Their skew (across per along) is the median slope of pairs
 /// of lines on one row far apart along it (`pairs_on_rows`), weighted by their runs, once the lines are
@@ -460,18 +463,20 @@ const MAX_UNSEEN_SKEW: f32 = 0.05;
 /// point (photographed at a slant) are fanned, their skew sought again with the fan
 /// (`rows_fan`): nics-background-checks turned, its rows ±2° at the table's edges, read its
 /// rows level with fields two rows up or down. Level (`Rows::default`) where the pairs are too few
-/// (`SKEW_MIN_PAIRS`) or the slope too steep (`MAX_UNSEEN_SKEW`).
+/// (`SKEW_MIN_PAIRS`) or the slope strays too far from where they were first levelled
+/// (`MAX_UNSEEN_SKEW`).
 fn lines_to_rows<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> Rows {
     let lines: Vec<&KnownLine> = lines.collect();
     let mid = [median(lines.iter().map(|k| k.middle()).collect()), median(lines.iter().map(|k| k.center()).collect())];
     let at = |slope: f32| Rows { slope, fan: 0.0, mid };
     let lean = weighted_median(lines.iter().map(|k| (k.tilt, k.u1 - k.u0)).collect());
     let (at_level, at_lean) = (pairs_on_rows(&lines, &at(0.0)), pairs_on_rows(&lines, &at(lean)));
-    let (mut rows, mut pairs) = if at_lean.len() > at_level.len() { (at(lean), at_lean) } else { (at(0.0), at_level) };
-    if let Some(table) = table_skew(&lines, &at(0.0)).filter(|t| t.slope != rows.slope) {
+    let (base, mut pairs) = if at_lean.len() > at_level.len() { (at(lean), at_lean) } else { (at(0.0), at_level) };
+    let mut rows = base;
+    if let Some(table) = table_skew(&lines, &base).filter(|t| t.slope != rows.slope) {
         (rows, pairs) = (table, pairs_on_rows(&lines, &table));
     }
-    if let Some(fanned) = rows_fan(&lines, &rows) {
+    if let Some(fanned) = rows_fan(&lines, &rows, base.slope) {
         (rows, pairs) = (fanned, pairs_on_rows(&lines, &fanned));
     }
     if pairs.len() < SKEW_MIN_PAIRS {
@@ -482,7 +487,7 @@ fn lines_to_rows<'a>(lines: impl Iterator<Item = &'a KnownLine>) -> Rows {
         pairs = pairs_on_rows(&lines, &rows);
     }
     let slope = rows.slope + weighted_median(pairs.iter().map(|p| (p.slope, p.run)).collect());
-    if slope.abs() <= MAX_UNSEEN_SKEW { Rows { slope, ..rows } } else { Rows::default() }
+    if (slope - base.slope).abs() <= MAX_UNSEEN_SKEW { Rows { slope, ..rows } } else { Rows::default() }
 }
 
 /// The most rows fan (`Rows::fan` times the lines' extent across: how much steeper the last
@@ -508,12 +513,12 @@ const FAN_GAIN: f32 = 1.05;
 /// 1.08) and 2.8 (nics-background-checks, 1.54).
 const FAN_PAIRS_PER_LINE: f32 = 0.1;
 
-/// `rows` fanned and skewed (up to `MAX_FAN` and `MAX_UNSEEN_SKEW`, coarsely then finely) to
-/// set pairs of lines on rows of three or more that run furthest all together (a fan that
-/// sets far cells of a row level sets fewer pairs of neighbouring rows' cells), where they
-/// are a table's (`TABLE_PAIRS_PER_LINE`) and clearly more and further than unfanned
-/// (`FAN_PAIRS_PER_LINE`, `FAN_GAIN`). None where no fan does.
-fn rows_fan(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
+/// `rows` fanned and skewed (up to `MAX_FAN`, and `MAX_UNSEEN_SKEW` from `lean`, coarsely
+/// then finely) to set pairs of lines on rows of three or more that run furthest all
+/// together (a fan that sets far cells of a row level sets fewer pairs of neighbouring rows'
+/// cells), where they are a table's (`TABLE_PAIRS_PER_LINE`) and clearly more and further
+/// than unfanned (`FAN_PAIRS_PER_LINE`, `FAN_GAIN`). None where no fan does.
+fn rows_fan(lines: &[&KnownLine], rows: &Rows, lean: f32) -> Option<Rows> {
     let (lo, hi) = lines.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), k| (lo.min(k.v0), hi.max(k.v1)));
     if hi <= lo {
         return None;
@@ -539,7 +544,7 @@ fn rows_fan(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
     };
     let mut best = (*rows, unfanned);
     let coarse = [(MAX_FAN / COARSE_FAN_STEP) as i32, (MAX_UNSEEN_SKEW / COARSE_SKEW_STEP) as i32];
-    seek(&mut best, Rows { slope: 0.0, fan: 0.0, ..*rows }, coarse, [COARSE_FAN_STEP, COARSE_SKEW_STEP]);
+    seek(&mut best, Rows { slope: lean, fan: 0.0, ..*rows }, coarse, [COARSE_FAN_STEP, COARSE_SKEW_STEP]);
     let fine = [(COARSE_FAN_STEP / FAN_STEP) as i32, (COARSE_SKEW_STEP / SKEW_STEP) as i32];
     let around = best.0;
     seek(&mut best, around, fine, [FAN_STEP, SKEW_STEP]);
@@ -582,13 +587,15 @@ const SKEW_STEP: f32 = 0.0005;
 /// staggered baselines 0.14–0.28), where counting any pair moved their text.
 const TABLE_PAIRS_PER_LINE: f32 = 1.0;
 
-/// `rows` at the skew, up to `MAX_UNSEEN_SKEW` (`SKEW_STEP` apart, the least of equals), that
-/// sets the most pairs of lines on rows of three or more (`pairs_of_full_rows`), where they
-/// are a table's (`TABLE_PAIRS_PER_LINE`): nics-background-checks turned 1.5° has no long
-/// line whose box leans, its cells' boxes all drawn level. None where no skew sets so many.
+/// `rows` at the skew, up to `MAX_UNSEEN_SKEW` from its own (`SKEW_STEP` apart, the least of
+/// equals), that sets the most pairs of lines on rows of three or more (`pairs_of_full_rows`),
+/// where they are a table's (`TABLE_PAIRS_PER_LINE`): nics-background-checks turned 1.5° has
+/// no long line whose box leans, its cells' boxes all drawn level. None where no skew sets so
+/// many.
 fn table_skew(lines: &[&KnownLine], rows: &Rows) -> Option<Rows> {
     let steps = (MAX_UNSEEN_SKEW / SKEW_STEP) as i32;
-    let tries = (0..=steps).flat_map(|k| [k, -k]).skip(1).map(|k| Rows { slope: k as f32 * SKEW_STEP, ..*rows });
+    let tries =
+        (0..=steps).flat_map(|k| [k, -k]).skip(1).map(|k| Rows { slope: rows.slope + k as f32 * SKEW_STEP, ..*rows });
     let mut best = (*rows, 0);
     for tried in tries {
         let held = pairs_of_full_rows(&pairs_on_rows(lines, &tried), lines.len()).count();
@@ -962,11 +969,12 @@ mod tests {
 
     /// A page assembled from known lines (x, top, bottom, text), each character 5 wide.
     fn cells_page(cells: &[(f32, f32, f32, &str)]) -> Page {
-        cells_page_leaning(cells, 0.0)
+        cells_page_leaning(cells, |_| 0.0)
     }
 
-    /// A page of `cells` (left, top, bottom, text) as OCR lines whose boxes lean `tilt`.
-    fn cells_page_leaning(cells: &[(f32, f32, f32, &str)], tilt: f32) -> Page {
+    /// A page of `cells` (left, top, bottom, text) as OCR lines whose boxes lean as `tilt`
+    /// says for their text.
+    fn cells_page_leaning(cells: &[(f32, f32, f32, &str)], tilt: impl Fn(&str) -> f32) -> Page {
         let mut chars = Vec::new();
         let mut known = Vec::new();
         for &(x, top, bottom, text) in cells {
@@ -982,7 +990,7 @@ mod tests {
                 v0: top,
                 v1: bottom,
                 size: bottom - top,
-                tilt,
+                tilt: tilt(text),
             });
         }
         let mut p = page_of(chars);
@@ -1083,7 +1091,7 @@ mod tests {
         let measured = lines_to_rows(known_cells(&cells).iter()).slope;
         assert!((measured - slope).abs() < 0.001, "{measured}");
         let cells: Vec<(f32, f32, f32, &str)> = cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect();
-        let p = cells_page_leaning(&cells, slope);
+        let p = cells_page_leaning(&cells, |_| slope);
         assert!(p.text.starts_with("GOVERNOR0 YES0 NO0 TOTAL0\nGOVERNOR1 YES1 NO1 TOTAL1\n"), "{}", p.text);
         // Two level columns of prose, their baselines staggered by half a line (labor.pdf),
         // pair up line by line at a skew their boxes do not lean by.
@@ -1096,6 +1104,32 @@ mod tests {
         let level: Vec<KnownLine> =
             known_cells(&skewed_table(&SKEWED_ROWS)).into_iter().map(|k| KnownLine { tilt: 0.01, ..k }).collect();
         assert!((lines_to_rows(level.iter()).slope + 3.5 / 560.0).abs() < 0.001);
+    }
+
+    #[test]
+    fn a_table_skewed_4_degrees_whose_short_cells_db_drew_level_is_levelled_by_its_long_lines() {
+        // issue-336's table photographed at 4°: DB leans its long lines' boxes with the rows
+        // and draws its short cells level, so the frame (their median) stays level and the
+        // rows run 0.07 from it, past `MAX_UNSEEN_SKEW`, rising four rows across the table.
+        let slope = 0.07;
+        let fields = ["ROAD CLASS AND NUMBER OF LANES", "2.5000", "60000", "20"];
+        let row = |r: usize| fields.map(|f| format!("{f}{r}"));
+        let cells: Vec<(f32, f32, f32, String)> = (0..10)
+            .flat_map(|r| {
+                row(r).into_iter().enumerate().map(move |(c, text)| {
+                    let x = 250.0 * c as f32;
+                    let top = 14.0 * r as f32 + slope * (x + 2.5 * text.len() as f32);
+                    (x, top, top + 11.0, text)
+                })
+            })
+            .collect();
+        let cells: Vec<(f32, f32, f32, &str)> = cells.iter().map(|(x, t, b, s)| (*x, *t, *b, s.as_str())).collect();
+        let p = cells_page_leaning(&cells, |text| if text.len() > 10 { slope } else { 0.0 });
+        let read: Vec<&str> = p.text.lines().collect();
+        assert_eq!(read.len(), 10, "{}", p.text);
+        for (r, line) in read.iter().enumerate() {
+            assert_eq!(*line, row(r).join(" "));
+        }
     }
 
     #[test]
