@@ -77,7 +77,7 @@ fn ground_cells(means: &PaperGrid, paper: &PaperGrid) -> Option<Vec<bool>> {
     let regions = mask_to_components(&dark.iter().map(|d| !d).collect::<Vec<_>>(), w, h);
     let page = regions.iter().max_by_key(|r| r.len())?;
     let edge: Vec<usize> = (0..w * h).filter(|&i| i % w == 0 || i % w == w - 1 || i < w || i >= w * (h - 1)).collect();
-    let ground = flooded(&dark, w, h, edge.iter().copied().filter(|&i| dark[i]));
+    let ground = walked(w, h, edge.iter().copied().filter(|&i| dark[i]), |n| dark[n], |_, _| {});
     let edge_ground = edge.iter().filter(|&&i| ground[i]).count();
     let islands: usize =
         regions.iter().filter(|r| r.len() < page.len() && touches(r, &ground, w, h)).map(Vec::len).sum();
@@ -114,9 +114,16 @@ fn edge_contrast(paper: &PaperGrid, ground: &[bool]) -> Option<f32> {
     median(ratios.into_iter())
 }
 
-/// The cells of `inside` reached from `seeds` through 4-neighbours inside.
-fn flooded(inside: &[bool], w: usize, h: usize, seeds: impl Iterator<Item = usize>) -> Vec<bool> {
-    let mut reached = vec![false; inside.len()];
+/// The cells reached from `seeds` on a `w`×`h` grid, breadth first through 4-neighbours that
+/// `enters` lets in, each step from a cell to a new one told to `step`.
+fn walked(
+    w: usize,
+    h: usize,
+    seeds: impl Iterator<Item = usize>,
+    enters: impl Fn(usize) -> bool,
+    mut step: impl FnMut(usize, usize),
+) -> Vec<bool> {
+    let mut reached = vec![false; w * h];
     let mut queue: VecDeque<usize> = VecDeque::new();
     for s in seeds {
         if !reached[s] {
@@ -126,8 +133,9 @@ fn flooded(inside: &[bool], w: usize, h: usize, seeds: impl Iterator<Item = usiz
     }
     while let Some(i) = queue.pop_front() {
         for n in neighbours(i, w, h) {
-            if inside[n] && !reached[n] {
+            if !reached[n] && enters(n) {
                 reached[n] = true;
+                step(i, n);
                 queue.push_back(n);
             }
         }
@@ -163,17 +171,7 @@ fn painted(img: &RgbImage, paper: &PaperGrid, ground: &[bool]) -> RgbImage {
     let (w, h) = (paper.w, paper.h);
     // Each ground cell takes the paper of the page cell its flood from the page reaches it by.
     let mut values = paper.values.clone();
-    let mut queue: VecDeque<usize> = (0..w * h).filter(|&i| !ground[i]).collect();
-    let mut reached: Vec<bool> = ground.iter().map(|g| !g).collect();
-    while let Some(i) = queue.pop_front() {
-        for n in neighbours(i, w, h) {
-            if !reached[n] {
-                reached[n] = true;
-                values[n] = values[i];
-                queue.push_back(n);
-            }
-        }
-    }
+    walked(w, h, (0..w * h).filter(|&i| !ground[i]), |_| true, |from, to| values[to] = values[from]);
     let filled = PaperGrid { values, ..*paper };
     let mut out = img.clone();
     for (x, y, p) in out.enumerate_pixels_mut() {
