@@ -897,6 +897,24 @@ fn a_page_photographed_on_a_desk_reads_as_one_on_white() {
     assert!(dots * 10 >= truth.matches('.').count() * 9, "{text}");
 }
 
+/// A page photographed from further off, its print smaller than DB reads well even at the
+/// picture's own size, is detected enlarged (`det::finer_for_small_text`): 12s0324's page at
+/// 0.62 of 200 dpi on a desk read at its own size lost a column of short cells and more than
+/// half of its leader dots (CER 0.284, 754 full stops of 1,593; enlarged 0.227, 950).
+#[test]
+fn small_print_photographed_from_further_off_is_detected_enlarged() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/12s0324.pdf");
+    let photo = as_a_jpeg(&image::imageops::blur(&on_a_desk(&page_one_at_200_dpi(&path), 0.0, 0.62), 0.8), 80);
+    let text = read_made_image(&photo, &models, "further off").pages[0].text.clone();
+    let truth = page_one_native(&path);
+    let (e, dots) = (cer(&text, &truth), text.matches('.').count());
+    eprintln!("12s0324 p1 photographed further off: CER {e:.4}, {dots} full stops of {}", truth.matches('.').count());
+    assert!(e <= 0.25, "{text}");
+    assert!(dots * 2 >= truth.matches('.').count(), "{text}");
+}
+
 /// A table photographed turned 3.5–4° from further off (issue-336's Chinese table, shrunk to
 /// 0.62 of 200 dpi): DB leans its long lines' boxes with the rows but may draw half of its
 /// short cells level (at -3.5° 70 of 137), so the page's frame (their median) stays level and

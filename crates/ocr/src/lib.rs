@@ -1152,9 +1152,11 @@ mod tests {
         // 640×480 (detection would enlarge it 1.5 times) of 12 rows of 16 px words: once, as it is.
         let large = detection_inputs(640, 480, 12, 16)?;
         assert!(large.len() == 1 && large[0].0 <= 640 && large[0].1 <= 480, "{large:?}");
-        // Of 3 px words: too small at its own size, read again enlarged.
+        // Of 3 px words: too small at its own size, read again enlarged, and finer still as
+        // their boxes are small print at its own size (`det::finer_for_small_text`).
         let small = detection_inputs(640, 480, 12, 3)?;
-        assert!(small.len() == 2 && small[1].0 > 640 && small[1].1 > 480, "{small:?}");
+        assert!(small.len() == 3 && small[1].0 > 640 && small[1].1 > 480, "{small:?}");
+        assert!(small[2].0 > small[1].0 && small[2].1 > small[1].1, "{small:?}");
         // One row of six words, too few boxes to size the print: enlarged too.
         assert_eq!(detection_inputs(640, 480, 1, 16)?.len(), 2);
         // A 1280×720 screenshot is enlarged too little to read twice.
