@@ -101,6 +101,11 @@ const DAGGER_MIN_HEIGHT: f32 = 1.1;
 /// A dagger's ink is narrower than this share of its height: a t joined to an underline or
 /// to its neighbours is wider.
 const DAGGER_MAX_WIDTH: f32 = 0.75;
+/// The letter before a dagger stands where its ink's last columns reach, about a letter's
+/// width (this share of the tall letters' height; an r's stem with its arm): letters blurred
+/// into one blob (labor.pdf photographed from further off, "percen" before "t") reach down
+/// with the p's tail at its start.
+const DAGGER_FOOT_COLUMNS: f32 = 0.6;
 const DAGGER: char = '†';
 /// A letter read just before a trade mark sign is the sign's own "T" where the ink nearest its
 /// steps stands this share of the tall letters' height above the ink before it or more:
@@ -385,6 +390,13 @@ impl CropInk {
         (0..self.boxes.len())
             .filter(|&j| self.boxes[j][2] < x0 && self.inside(&self.boxes[j]))
             .max_by_key(|&j| (self.boxes[j][2], self.boxes[j][3]))
+    }
+
+    /// The lowest row blob `k`'s ink reaches in its last `columns` columns.
+    fn foot_at_end(&self, k: usize, columns: usize) -> usize {
+        let [x0, y0, x1, y1] = self.boxes[k];
+        let from = x1.saturating_sub(columns.max(1) - 1).max(x0);
+        (y0..=y1).rev().find(|&y| (from..=x1).any(|x| self.owner[y * self.w + x] == k)).unwrap_or(y1)
     }
 
     /// How alike blobs `a` and `b` are in shape (`best_overlap`), from their boxes' top-left
@@ -864,7 +876,8 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
             continue;
         }
         let b = &ink.boxes[k];
-        let raised = (ink.boxes[p][3] as f32 - b[3] as f32) / tall;
+        let foot = ink.foot_at_end(p, (DAGGER_FOOT_COLUMNS * tall).ceil() as usize);
+        let raised = (foot as f32 - b[3] as f32) / tall;
         let descends = raised <= -DAGGER_MIN_DESCENT && height(b) >= DAGGER_MIN_HEIGHT * tall;
         if width(b) <= DAGGER_MAX_WIDTH * height(b) && (raised >= DAGGER_MIN_RAISE || descends) {
             decoded[i].ch = DAGGER;
@@ -1528,6 +1541,14 @@ mod tests {
         let height = [[Letter; 9].as_slice(), &[Descender, Letter]].concat();
         assert_eq!(read("Heightsheht", &height), "Heightsheht");
         assert_eq!(read("ate", &[Letter, Descender, Letter]), "ate");
+        // labor.pdf photographed from further off: "pen" blurred into one blob, its foot the
+        // p's tail, before a t standing on the n's foot ("percen†" for "percent").
+        let mut blurred = crop_of(&[Letter; 6]);
+        paint(&mut blurred, 36..39, 38..46);
+        paint(&mut blurred, 36..76, 30..36);
+        let mut d = decoded("aapent");
+        daggers_read_as_t(&mut d, &LineInk::new(&blurred), 8.0);
+        assert_eq!(d.iter().map(|d| d.ch).collect::<String>(), "aapent");
     }
 
     #[test]
