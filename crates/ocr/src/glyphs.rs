@@ -101,11 +101,12 @@ const DAGGER_MIN_HEIGHT: f32 = 1.1;
 /// A dagger's ink is narrower than this share of its height: a t joined to an underline or
 /// to its neighbours is wider.
 const DAGGER_MAX_WIDTH: f32 = 0.75;
-/// The letter before a dagger stands where its ink's last columns reach, about a letter's
-/// width (this share of the tall letters' height; an r's stem with its arm): letters blurred
-/// into one blob (labor.pdf photographed from further off, "percen" before "t") reach down
-/// with the p's tail at its start.
-const DAGGER_FOOT_COLUMNS: f32 = 0.6;
+/// A raised mark (a dagger, a trade mark sign's T) is measured against where the ink before
+/// it reaches down in its last columns, about a letter's width (this share of the tall
+/// letters' height; an r's stem with its arm): letters blurred into one blob (labor.pdf
+/// photographed from further off, "percen" before "t") reach down with a p's tail at its
+/// start.
+const LAST_LETTER_WIDTH: f32 = 0.6;
 const DAGGER: char = '†';
 /// A letter read just before a trade mark sign is the sign's own "T" where the ink nearest its
 /// steps stands this share of the tall letters' height above the ink before it or more:
@@ -392,10 +393,12 @@ impl CropInk {
             .max_by_key(|&j| (self.boxes[j][2], self.boxes[j][3]))
     }
 
-    /// The lowest row blob `k`'s ink reaches in its last `columns` columns.
-    fn foot_at_end(&self, k: usize, columns: usize) -> usize {
+    /// The lowest row blob `k`'s ink reaches in its last letter's columns (`LAST_LETTER_WIDTH`
+    /// of `tall`, the tall letters' height).
+    fn foot_at_end(&self, k: usize, tall: f32) -> usize {
         let [x0, y0, x1, y1] = self.boxes[k];
-        let from = x1.saturating_sub(columns.max(1) - 1).max(x0);
+        let columns = (LAST_LETTER_WIDTH * tall).ceil().max(1.0) as usize;
+        let from = x1.saturating_sub(columns - 1).max(x0);
         (y0..=y1).rev().find(|&y| (from..=x1).any(|x| self.owner[y * self.w + x] == k)).unwrap_or(y1)
     }
 
@@ -876,8 +879,7 @@ pub fn daggers_read_as_t(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
             continue;
         }
         let b = &ink.boxes[k];
-        let foot = ink.foot_at_end(p, (DAGGER_FOOT_COLUMNS * tall).ceil() as usize);
-        let raised = (foot as f32 - b[3] as f32) / tall;
+        let raised = (ink.foot_at_end(p, tall) as f32 - b[3] as f32) / tall;
         let descends = raised <= -DAGGER_MIN_DESCENT && height(b) >= DAGGER_MIN_HEIGHT * tall;
         if width(b) <= DAGGER_MAX_WIDTH * height(b) && (raised >= DAGGER_MIN_RAISE || descends) {
             decoded[i].ch = DAGGER;
@@ -900,8 +902,8 @@ pub fn trade_marks_read_whole(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px
     let Some(tall) = ink.tall_height(TALL_MIN_LETTERS, None) else { return };
     let raised = |decoded: &[Decoded], i: usize| {
         let k = ink.nearest(steps_span(decoded, i, step_px), |b| ink.inside(b));
-        let foot = |k: usize| ink.boxes[k][3] as f32;
-        let r = k.and_then(|k| Some((foot(ink.ink_before(k)?) - foot(k)) / tall));
+        let r =
+            k.and_then(|k| Some((ink.foot_at_end(ink.ink_before(k)?, tall) as f32 - ink.boxes[k][3] as f32) / tall));
         r.is_some_and(|r| r >= TRADE_MARK_MIN_RAISE)
     };
     let drop: Vec<bool> = (0..decoded.len()).map(|i| i > 0 && before_mark(decoded, i) && raised(decoded, i)).collect();
@@ -1242,8 +1244,12 @@ mod tests {
 
     /// `text` read a character every two steps as `judge` leaves it on a line of `glyphs`.
     fn read_by(judge: impl Fn(&mut Vec<Decoded>, &LineInk), text: &str, glyphs: &[Ink]) -> String {
+        read_crop_by(judge, text, &crop_of(glyphs))
+    }
+
+    fn read_crop_by(judge: impl Fn(&mut Vec<Decoded>, &LineInk), text: &str, crop: &RgbImage) -> String {
         let mut d = decoded(text);
-        judge(&mut d, &LineInk::new(&crop_of(glyphs)));
+        judge(&mut d, &LineInk::new(crop));
         d.iter().map(|d| d.ch).collect()
     }
 
@@ -1546,9 +1552,7 @@ mod tests {
         let mut blurred = crop_of(&[Letter; 6]);
         paint(&mut blurred, 36..39, 38..46);
         paint(&mut blurred, 36..76, 30..36);
-        let mut d = decoded("aapent");
-        daggers_read_as_t(&mut d, &LineInk::new(&blurred), 8.0);
-        assert_eq!(d.iter().map(|d| d.ch).collect::<String>(), "aapent");
+        assert_eq!(read_crop_by(|d, ink| daggers_read_as_t(d, ink, 8.0), "aapent", &blurred), "aapent");
     }
 
     #[test]
@@ -1564,11 +1568,7 @@ mod tests {
     #[test]
     fn marks_above_letters_the_model_misread_are_told_by_their_ink() {
         use Ink::*;
-        let read = |text: &str, crop: &RgbImage| {
-            let mut d = decoded(text);
-            accents_by_ink(&mut d, &LineInk::new(crop), 8.0);
-            d.iter().map(|d| d.ch).collect::<String>()
-        };
+        let read = |text: &str, crop: &RgbImage| read_crop_by(|d, ink| accents_by_ink(d, ink, 8.0), text, crop);
         // An i's stem, x-height high, between two letters, with ink above it.
         let i_with = |cols: std::ops::Range<u32>, rows: std::ops::Range<u32>| {
             let mut crop = crop_of(&[Letter, Blank, Letter]);
