@@ -14,8 +14,8 @@ use crate::marks::{Ink, SAME_DIRECTION};
 use crate::page::BOX_HEIGHT_EM;
 use crate::rec::crop_quad;
 
-/// A blank run across a line's middle em at least this wide (em) may be a gutter: the
-/// reading order parts columns 0.8 em apart (`MIN_GUTTER_EM`, OCR's sizes run a tenth high).
+/// A blank run across a line's middle em at least this wide (em) may be a gutter: LaTeX's
+/// is one em, and OCR's sizes run a tenth high.
 const MIN_GAP_EM: f32 = 0.8;
 /// Both sides of a gutter hold at least this much ink along the line (em): a list's bullet
 /// or number before its indent, alone, reads as nothing sure (pdfplumber issue-598's

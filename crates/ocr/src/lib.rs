@@ -824,6 +824,7 @@ fn line_pieces(img: &RgbImage, line: usize, quad: &Quad, width: usize) -> Vec<Li
     let full = rec::scaled_width(quad);
     let mut crop = rec::crop_quad(img, quad, full, rec::LINE_HEIGHT);
     rec::erase_neighbour_ink(&mut crop);
+    rec::erase_next_columns_ink(&mut crop, &rec::side_pads(img, quad, full));
     if full <= width {
         return vec![LinePiece { line, quad: *quad, crop, space_before: false }];
     }

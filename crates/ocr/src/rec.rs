@@ -8,6 +8,7 @@ use image::{Rgb, RgbImage};
 
 use crate::backend::Tensor;
 use crate::geometry::{Point, Quad, quarter_turns};
+use crate::page::BOX_HEIGHT_EM;
 use crate::{OcrLine, det, marks};
 
 /// Model input height of the PP-OCR recognition and orientation models.
@@ -126,6 +127,16 @@ pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbIma
 /// Rows a neighbour's ink may share with the line's own glyphs and still be told apart: the
 /// crop's bilinear sampling smears each edge over one.
 const SHARED_ROWS: usize = 1;
+/// A line's crop is looked at this many columns (a quarter em) on past each side: ink that
+/// far past a side is the next column's print; a list's bullet the box cuts ends sooner
+/// (ICDAR eu-013's, 3 columns past).
+const SIDE_PAD: usize = 8;
+/// Ink at a crop's side, with the next column's print past it, is that column's where this
+/// much blank (em of the box) parts it from the line's own: what the reading order takes for
+/// a gutter. A word space is a third of an em.
+const SIDE_GAP_EM: f32 = 0.7;
+/// ...and where it is at most this wide (em): a letter or two the margin took in, not a word.
+const SIDE_INK_MAX_EM: f32 = 1.0;
 
 /// Paints the ink of neighbouring lines and of a table's rules out of a line's crop, in the
 /// crop's paper colour with the one-pixel fringe that blends it in. The detection box's margin
@@ -194,9 +205,80 @@ pub fn erase_neighbour_ink(crop: &mut RgbImage) {
             }
         }
     }
+    paint_over(crop, &ink, &foreign);
+}
+
+/// Ink a line's box took in from the next column: its margin reaches over a narrow gutter
+/// and cuts a letter there, which the model reads as one more ("and 1 is projected": a d's
+/// stem; labor.pdf shrunk by a camera; at 200 dpi, a box reached over the next column's
+/// "i" of "is"). Such ink has the next column's print `SIDE_PAD` columns past the crop's
+/// side (`pads`: the line cropped so far past its left and right sides, `side_pads`), is a
+/// letter wide at most inside it, and lies a gutter's width from the line's own ink
+/// (`SIDE_GAP_EM`); it is painted over in the paper's colour.
+pub fn erase_next_columns_ink(crop: &mut RgbImage, pads: &[RgbImage; 2]) {
+    let (w, h) = (crop.width() as usize, crop.height() as usize);
+    if w == 0 || h == 0 || pads.iter().any(|p| p.width() as usize != SIDE_PAD || p.height() as usize != h) {
+        return;
+    }
+    let split = InkSplit::of(crop);
+    let inked = |img: &RgbImage, x: usize| (0..h).any(|y| split.inks(img.get_pixel(x as u32, y as u32)));
+    // Most lines have no print past either side.
+    if !inked(&pads[0], 0) && !inked(&pads[1], SIDE_PAD - 1) {
+        return;
+    }
+    let em = h as f32 / BOX_HEIGHT_EM;
+    let in_crop: Vec<bool> = (0..w).map(|x| inked(crop, x)).collect();
+    let from_left: Vec<bool> = (0..SIDE_PAD).map(|x| inked(&pads[0], x)).chain(in_crop.iter().copied()).collect();
+    let from_right: Vec<bool> =
+        (0..SIDE_PAD).rev().map(|x| inked(&pads[1], x)).chain(in_crop.iter().rev().copied()).collect();
+    let mut columns: Vec<usize> = cut_off_ink(&from_left, em).map_or(Vec::new(), |n| (0..n.min(w)).collect());
+    columns.extend(cut_off_ink(&from_right, em).map_or(0..0, |n| w - n.min(w)..w));
+    if columns.is_empty() {
+        return;
+    }
+    let ink = split.mask();
+    let mut foreign = vec![false; w * h];
+    for i in columns.into_iter().flat_map(|x| (0..h).map(move |y| y * w + x)) {
+        foreign[i] = ink[i];
+    }
+    paint_over(crop, &ink, &foreign);
+}
+
+/// A line cropped as `crop_quad` crops it `full` columns wide, on: `SIDE_PAD` columns past
+/// its left side and its right (for `erase_next_columns_ink`).
+pub fn side_pads(img: &RgbImage, q: &Quad, full: usize) -> [RgbImage; 2] {
+    let pad = SIDE_PAD as f32 / full.max(1) as f32;
+    [q.slice(-pad, 0.0), q.slice(1.0, 1.0 + pad)].map(|side| crop_quad(img, &side, SIDE_PAD, LINE_HEIGHT))
+}
+
+/// How many of a crop's columns from one side hold another column's ink (see
+/// `erase_next_columns_ink`), from `inked`: the columns past that side (`SIDE_PAD`), then the
+/// crop's own, from it; `em` in columns.
+fn cut_off_ink(inked: &[bool], em: f32) -> Option<usize> {
+    // The next column's print goes on past the box's side, all the pad...
+    if !*inked.first()? {
+        return None;
+    }
+    // ...and the box holds some of it: ink up to the first gutter-wide blank.
+    let min_gap = (SIDE_GAP_EM * em).ceil() as usize;
+    let inside = inked.get(SIDE_PAD..)?;
+    let mut end = 0;
+    for (x, _) in inside.iter().enumerate().filter(|(_, i)| **i) {
+        if x - end >= min_gap {
+            return (end > 0 && end as f32 <= SIDE_INK_MAX_EM * em).then_some(end);
+        }
+        end = x + 1;
+    }
+    None
+}
+
+/// Paints `foreign` pixels of a crop in its paper's colour, with the one-pixel fringe (not
+/// `ink`) that blends them in.
+fn paint_over(crop: &mut RgbImage, ink: &[bool], foreign: &[bool]) {
     if !foreign.contains(&true) {
         return;
     }
+    let (w, h) = (crop.width() as usize, crop.height() as usize);
     let paper = mean_colour(crop.pixels().enumerate().filter(|&(i, _)| !ink[i] && !foreign[i]).map(|(_, p)| p));
     for y in 0..h {
         for x in 0..w {
@@ -254,7 +336,16 @@ impl InkSplit {
 
     /// The ink, pixel by pixel.
     pub fn mask(&self) -> Vec<bool> {
-        self.greys.iter().map(|&g| (g <= self.level) == self.dark).collect()
+        self.greys.iter().map(|&g| self.inks_grey(g)).collect()
+    }
+
+    /// Whether a pixel (of this crop or beside it) is ink.
+    pub fn inks(&self, p: &Rgb<u8>) -> bool {
+        self.inks_grey(marks::grey(p))
+    }
+
+    fn inks_grey(&self, g: u8) -> bool {
+        (g <= self.level) == self.dark
     }
 }
 
@@ -1477,6 +1568,41 @@ mod tests {
         let letter = crop.clone();
         erase_neighbour_ink(&mut crop);
         assert_eq!(crop, letter);
+    }
+
+    #[test]
+    fn a_letter_the_box_took_in_from_the_next_column_is_painted_out() {
+        // A line cropped 200 columns wide, 48 high (an em of 32 columns), and `SIDE_PAD` on
+        // past each side: the line's eight glyphs 8 wide and 6 apart from its column `first`,
+        // and ink in `sides` columns of all three (from the left pad's first).
+        fn drawn(first: u32, sides: impl Iterator<Item = u32>) -> (RgbImage, [RgbImage; 2]) {
+            let pad = SIDE_PAD as u32;
+            let mut wider = RgbImage::from_pixel(200 + 2 * pad, LINE_HEIGHT as u32, Rgb([255, 255, 255]));
+            let own = (0..8).flat_map(|k| pad + first + 14 * k..pad + first + 14 * k + 8);
+            for x in own.chain(sides) {
+                (12..36).for_each(|y| wider.put_pixel(x, y, Rgb([0, 0, 0])));
+            }
+            let part = |x0: u32, w: u32| image::imageops::crop_imm(&wider, x0, 0, w, LINE_HEIGHT as u32).to_image();
+            (part(pad, 200), [part(0, pad), part(pad + 200, pad)])
+        }
+        let pad = SIDE_PAD as u32;
+        // A d cut by the left side, 4 columns of it inside, 26 (0.8 em) from the print; at the
+        // right, an "i" the box holds whole, its "s" past the side.
+        let (mut crop, pads) = drawn(30, (0..pad + 4).chain(pad + 193..pad + 197).chain(pad + 199..2 * pad + 200));
+        erase_next_columns_ink(&mut crop, &pads);
+        for (x, y) in [(1, 24), (3, 12), (194, 24), (196, 35)] {
+            assert_eq!(crop.get_pixel(x, y).0, [255; 3], "the next column's ink at ({x}, {y})");
+        }
+        for (x, y) in [(31, 24), (135, 24)] {
+            assert_eq!(crop.get_pixel(x, y).0, [0; 3], "own ink at ({x}, {y})");
+        }
+        // Left as they are: a letter a word space from the print, a bullet the box cuts (3
+        // columns past its side, none further), ink at a side wider than a letter or two.
+        for (kept, pads) in [drawn(14, 0..pad + 4), drawn(30, pad - 3..pad + 6), drawn(70, 0..pad + 40)] {
+            let mut crop = kept.clone();
+            erase_next_columns_ink(&mut crop, &pads);
+            assert_eq!(crop, kept);
+        }
     }
 
     #[test]
