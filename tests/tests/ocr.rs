@@ -1183,6 +1183,33 @@ fn a_tables_asterisks_read_as_asterisks_in_their_rows() {
     }
 }
 
+/// Marks among a Latin page's figures and words that the model read, unsurely, as the
+/// ideographs they look like: cs-en-us-pbms's significance stars ("9.8 冰冰冰冰"), us-037's
+/// ("9.9*米"), graph.pdf's legend asterisk ("米—Percentage"); and issue17069's comment icon,
+/// read 日 and as no mark in Latin script, which is left out. They are read in Latin script
+/// as the pages' other lines are (`look_alikes`).
+#[test]
+fn marks_read_as_ideographs_among_a_latin_pages_figures_and_words_are_read_as_marks() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let pages: [(&str, &[&str]); 4] = [
+        ("tabula-java/src/test/resources/technology/tabula/cs-en-us-pbms.pdf", &["4.7 9.8 ****", "10.8 20.2 ****"]),
+        (
+            "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us/us-037.pdf",
+            &["89 9.9** 78"],
+        ),
+        ("ocr/ocrmypdf/tests/resources/graph.pdf", &["*—Percentage [note 3]"]),
+        ("pdfjs/test/pdfs/issue17069.pdf", &["DRAFT E-SIGNED by"]),
+    ];
+    for (path, words) in pages {
+        let got = collapse_ws(&page_one_by_ocr(&corpus.join(path), &models));
+        assert!(!got.chars().any(|ch| ('\u{4E00}'..='\u{9FFF}').contains(&ch)), "{path}: {got}");
+        for words in words {
+            assert!(got.contains(words), "{words:?} missing from {path}: {got}");
+        }
+    }
+}
+
 /// tabula's mednine.pdf, an Arabic table, read by OCR (forced): the models read no Arabic,
 /// and the letters came out as Latin guesses read unsurely (mean 0.55) beside figures read
 /// surely, so the page's mean confidence alone (0.93) did not tell. The page is warned of;

@@ -117,7 +117,7 @@ pub struct OcrLine {
     pub chars: Vec<OcrChar>,
     /// Mean character probability.
     pub confidence: f32,
-    /// The line read in Latin script too, where it read as East Asian look-alikes of Latin
+    /// The line read in Latin script too, where it may hold East Asian look-alikes of Latin
     /// marks (see `look_alikes`), until the page's other lines decide between the two
     /// (`lines_of_page`).
     pub latin: Option<Box<OcrLine>>,
@@ -726,11 +726,14 @@ impl Engine {
                 };
                 let mut line = OcrLine { dashes, ..to_line(&decoded)? };
                 if batch.reading == Reading::Line
-                    && look_alikes::may_be_look_alikes(&line.text)
+                    && line.text.chars().any(rec::east_asian)
                     && let Some((into, latin)) = &self.marks
                 {
                     let folded = rec::fold_class_probabilities(row, steps, into, latin.chars.len());
-                    line.latin = to_line(&look_alikes::read_as(&decoded, &folded, steps, &latin.chars)).map(Box::new);
+                    let read = look_alikes::read_as(&decoded, &folded, steps, &latin.chars);
+                    // Read as nothing in Latin script, it is an empty line.
+                    let nothing = || OcrLine::nothing(piece.quad);
+                    line.latin = read.map(|read| Box::new(to_line(&read).unwrap_or_else(nothing)));
                 }
                 Some(line)
             }));
@@ -837,18 +840,39 @@ fn line_pieces(img: &RgbImage, line: usize, quad: &Quad, width: usize) -> Vec<Li
     rec::line_pieces(&rec::ink_columns(&crop), width).iter().map(cut).collect()
 }
 
+impl OcrLine {
+    /// A line read as nothing, at `quad`.
+    fn nothing(quad: Quad) -> OcrLine {
+        OcrLine { quad, text: String::new(), chars: Vec::new(), confidence: 0.0, latin: None, dashes: Vec::new() }
+    }
+}
+
 /// A line from what its pieces read (each with whether a word space comes before it), in
-/// order: their characters, with a space where the cut between two fell in a word gap
-/// (none between East Asian characters, which have no spaces). None when all read nothing.
+/// order (`joined_pieces`), with its pieces' Latin readings joined the same way where one has
+/// one (`OcrLine::latin`) and the whole line may hold look-alikes
+/// (`look_alikes::may_hold_look_alikes`). None when all read nothing.
 fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'a OcrLine>)>) -> Option<OcrLine> {
+    let pieces: Vec<_> = pieces.collect();
+    let line = joined_pieces(quad, pieces.iter().copied())?;
+    let latin = pieces
+        .iter()
+        .any(|(_, read)| read.is_some_and(|r| r.latin.is_some()))
+        .then(|| {
+            let latin = pieces.iter().map(|&(space, read)| (space, read.map(|r| r.latin.as_deref().unwrap_or(r))));
+            joined_pieces(quad, latin).unwrap_or_else(|| OcrLine::nothing(*quad))
+        })
+        .filter(|_| look_alikes::may_hold_look_alikes(&line));
+    Some(OcrLine { latin: latin.map(Box::new), ..line })
+}
+
+/// Pieces' characters in order, with a space where the cut between two fell in a word gap
+/// (none between East Asian characters, which have no spaces). None when all read nothing.
+fn joined_pieces<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'a OcrLine>)>) -> Option<OcrLine> {
     let (mut chars, mut dashes): (Vec<OcrChar>, Vec<glyphs::DashLength>) = (Vec::new(), Vec::new());
     let mut space = false;
-    // A line of one piece keeps its Latin reading (look-alikes are short).
-    let (mut reads, mut latin) = (0, None);
     for (space_before, read) in pieces {
         space |= space_before;
         let Some(read) = read else { continue };
-        (reads, latin) = (reads + 1, read.latin.clone());
         if let (true, Some(left), Some(right)) = (space, chars.last(), read.chars.first())
             && !(rec::east_asian(left.ch) && rec::east_asian(right.ch))
         {
@@ -864,8 +888,7 @@ fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'
         return None;
     }
     let confidence = chars.iter().map(|c| c.confidence).sum::<f32>() / chars.len() as f32;
-    let latin = latin.filter(|_| reads == 1);
-    Some(OcrLine { quad: *quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence, latin, dashes })
+    Some(OcrLine { quad: *quad, text: chars.iter().map(|c| c.ch).collect(), chars, confidence, latin: None, dashes })
 }
 
 /// Places each decoded character on the line: CTC step t covers input columns
@@ -946,6 +969,29 @@ mod tests {
         let joined = pieces_to_line(&line, [(false, Some(&cjk)), (true, Some(&more))].into_iter());
         assert_eq!(joined.map(|l| l.text), Some("中文字".into()));
         assert!(pieces_to_line(&line, [(false, None), (true, None)].into_iter()).is_none());
+    }
+
+    #[test]
+    fn pieces_latin_readings_join_where_the_whole_line_may_hold_look_alikes() {
+        let line = Quad([[0.0, 0.0], [20.0, 0.0], [20.0, 1.0], [0.0, 1.0]]);
+        let read_at = |text, x, confidence| {
+            let read = piece_read(text, x);
+            OcrLine { chars: read.chars.iter().map(|c| OcrChar { confidence, ..c.clone() }).collect(), ..read }
+        };
+        let unsure = |text, x| read_at(text, x, 0.6);
+        let figures = piece_read("9.8", 0.0);
+        let stars = OcrLine { latin: Some(Box::new(piece_read("**", 4.0))), ..unsure("冰冰", 4.0) };
+        let joined = pieces_to_line(&line, [(false, Some(&figures)), (true, Some(&stars))].into_iter());
+        let latin = joined.as_ref().and_then(|l| l.latin.as_deref()).map(|l| l.text.as_str());
+        assert_eq!((joined.as_ref().map(|l| l.text.as_str()), latin), (Some("9.8 冰冰"), Some("9.8 **")));
+        // A piece read as nothing in Latin script leaves nothing of itself in that reading.
+        let icon = OcrLine { latin: Some(Box::new(OcrLine::nothing(line))), ..unsure("日", 4.0) };
+        let joined = pieces_to_line(&line, [(false, Some(&icon))].into_iter());
+        assert_eq!(joined.and_then(|l| l.latin).map(|l| l.text), Some(String::new()));
+        // A Chinese piece read surely beside them: the line keeps one reading.
+        let chinese = read_at("中文", 8.0, 0.99);
+        let joined = pieces_to_line(&line, [(false, Some(&stars)), (true, Some(&chinese))].into_iter());
+        assert!(joined.is_some_and(|l| l.latin.is_none()));
     }
 
     #[test]
