@@ -854,14 +854,11 @@ impl OcrLine {
 fn pieces_to_line<'a>(quad: &Quad, pieces: impl Iterator<Item = (bool, Option<&'a OcrLine>)>) -> Option<OcrLine> {
     let pieces: Vec<_> = pieces.collect();
     let line = joined_pieces(quad, pieces.iter().copied())?;
-    let latin = pieces
-        .iter()
-        .any(|(_, read)| read.is_some_and(|r| r.latin.is_some()))
-        .then(|| {
-            let latin = pieces.iter().map(|&(space, read)| (space, read.map(|r| r.latin.as_deref().unwrap_or(r))));
-            joined_pieces(quad, latin).unwrap_or_else(|| OcrLine::nothing(*quad))
-        })
-        .filter(|_| look_alikes::may_hold_look_alikes(&line));
+    let read_again = pieces.iter().any(|(_, read)| read.is_some_and(|r| r.latin.is_some()));
+    let latin = (read_again && look_alikes::may_hold_look_alikes(&line)).then(|| {
+        let latin = pieces.iter().map(|&(space, read)| (space, read.map(|r| r.latin.as_deref().unwrap_or(r))));
+        joined_pieces(quad, latin).unwrap_or_else(|| OcrLine::nothing(*quad))
+    });
     Some(OcrLine { latin: latin.map(Box::new), ..line })
 }
 
