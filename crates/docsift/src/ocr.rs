@@ -24,6 +24,7 @@ pub fn to_error(e: OcrError) -> Error {
     match e {
         OcrError::Cancelled => Error::new(ErrorKind::Cancelled, "extraction cancelled"),
         OcrError::Image(m) => Error::new(ErrorKind::Unsupported, m),
+        OcrError::Corrupt(m) => Error::malformed(m),
         e @ OcrError::PageTooLarge { .. } => Error::new(ErrorKind::LimitExceeded, e.to_string()),
         other => Error::new(ErrorKind::Model, other.to_string()),
     }
@@ -481,6 +482,19 @@ mod tests {
         p.chars = vec![c; chars];
         p.trust = TextTrust { score: 1.0, glyphs: chars as u32, ..TextTrust::default() };
         p
+    }
+
+    #[test]
+    fn a_picture_cut_short_is_a_page_that_says_so_and_one_cut_before_its_rows_is_malformed() -> Result<(), Error> {
+        let pixels = (0..200 * 200 * 3).map(|i| (i % 251) as u8).collect();
+        let picture = docsift_ocr::RgbImage::from_raw(200, 200, pixels).ok_or_else(|| Error::malformed("size"))?;
+        let png = docsift_ocr::encode_png(&picture).map_err(to_error)?;
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let read = |bytes: &[u8]| crate::extract(bytes, &Options::default(), &|_| {}, &never);
+        let doc = read(&png[..png.len() * 6 / 10])?;
+        assert!(doc.pages[0].warnings.iter().any(|w| w.message.contains("breaks off")), "{:?}", doc.pages[0].warnings);
+        assert_eq!(read(&png[..33]).map_err(|e| e.kind).err(), Some(ErrorKind::Malformed));
+        Ok(())
     }
 
     #[test]

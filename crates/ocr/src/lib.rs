@@ -67,6 +67,9 @@ pub enum OcrError {
     NoDictionary,
     #[error("image: {0}")]
     Image(String),
+    /// An image whose data is broken (cut short, corrupt) before any of its picture.
+    #[error("image: {0}")]
+    Corrupt(String),
     /// A page whose pixels would pass `raster::MAX_PAGE_PIXELS`, refused before they are
     /// allocated.
     #[error("image: a {width}×{height} page is too large to decode (over {} pixels)", raster::MAX_PAGE_PIXELS)]

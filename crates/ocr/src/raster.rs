@@ -80,8 +80,10 @@ impl<'a> ImageFile<'a> {
                     Some(image::ImageFormat::Bmp) => bmp_pixel_aspect(self.bytes),
                     _ => None,
                 };
-                let (img, orientation) = upright(decoder)?;
-                (img, aspect.map(|a| shown_aspect(a, orientation)), None)
+                let (img, orientation, broken) = upright(decoder)?;
+                let cut_short = (format == Some(image::ImageFormat::Jpeg) && jpeg_cut_short(self.bytes))
+                    .then(|| "the JPEG ends before its picture does (the file was cut short)".to_string());
+                (img, aspect.map(|a| shown_aspect(a, orientation)), broken.or(cut_short))
             }
             None => return Err(OcrError::Image(format!("no page {} in the image file", index + 1))),
             Some(&page) => {
@@ -90,7 +92,7 @@ impl<'a> ImageFile<'a> {
                     .ok_or_else(|| OcrError::Image("TIFF: a page directory outside the file".into()))?;
                 let aspect = tiff_pixel_aspect(&file);
                 match tiff_page(&file) {
-                    Ok(img) => (img, aspect, None),
+                    Ok((img, broken)) => (img, aspect, broken),
                     // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode.
                     Err(e) => {
                         let (img, warning) = decode_refused(file).unwrap_or(Err(e))?;
@@ -210,29 +212,92 @@ pub struct DecodedPage {
 }
 
 /// A single-page TIFF decoded by `image`.
-fn tiff_page(file: &[u8]) -> Result<image::DynamicImage, OcrError> {
+fn tiff_page(file: &[u8]) -> Result<(image::DynamicImage, Option<String>), OcrError> {
     let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file)).map_err(image_error)?;
     image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(image_error)?;
-    upright(decoder).map(|(img, _)| img)
+    upright(decoder).map(|(img, _, broken)| (img, broken))
 }
 
+/// A file the decoder could not read through is malformed (cut short, corrupt); one it
+/// cannot read at all, of a kind or a feature it does not know, is unsupported.
 fn image_error(e: image::ImageError) -> OcrError {
-    OcrError::Image(e.to_string())
+    match e {
+        image::ImageError::Decoding(_) | image::ImageError::IoError(_) => OcrError::Corrupt(e.to_string()),
+        _ => OcrError::Image(e.to_string()),
+    }
+}
+
+/// Whether a JPEG's last scan goes on to the file's end with no end-of-image marker after
+/// it: the file was cut short. `image` decodes what is there and leaves the rest of the
+/// picture grey, without an error. The marker cannot occur inside a scan's data, where a
+/// 0xFF byte is followed by 0x00 or a restart marker, and a thumbnail's (in EXIF) comes
+/// before the picture's own scans.
+fn jpeg_cut_short(bytes: &[u8]) -> bool {
+    let marker_at = |code: u8| bytes.windows(2).rposition(|w| w == [0xFF, code]);
+    match (marker_at(0xDA), marker_at(0xD9)) {
+        (Some(scan), end) => end.is_none_or(|end| end < scan),
+        (None, _) => false,
+    }
 }
 
 /// The decoded picture turned as its orientation tag (EXIF in a JPEG or PNG, the TIFF tag)
 /// says, as a browser or an image viewer shows it: a phone's photo of a page is stored
 /// sideways with a tag, and its boxes must match the picture the user sees. An unreadable
 /// tag leaves the picture as stored. With the picture, how it was turned.
+/// A picture whose data breaks off comes with why (see `decoded`).
 fn upright(
     mut decoder: impl image::ImageDecoder,
-) -> Result<(image::DynamicImage, image::metadata::Orientation), OcrError> {
+) -> Result<(image::DynamicImage, image::metadata::Orientation, Option<String>), OcrError> {
     let (width, height) = decoder.dimensions();
     page_within_limit(width, height)?;
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = image::DynamicImage::from_decoder(decoder).map_err(image_error)?;
+    let (mut img, broken) = decoded(decoder)?;
     img.apply_orientation(orientation);
-    Ok((img, orientation))
+    Ok((img, orientation, broken))
+}
+
+/// The decoder's picture. Where its data breaks off (a file cut short by a download or a
+/// copy, a corrupt stretch), the rows it decoded before the break, the rest white, and a
+/// warning that says so: PNG, TIFF, BMP and GIF decoders fill the picture's rows in order.
+/// Nothing decoded (or samples of floating point, which white cannot be written into as
+/// bytes) is an error.
+fn decoded(decoder: impl image::ImageDecoder) -> Result<(image::DynamicImage, Option<String>), OcrError> {
+    let (width, height) = decoder.dimensions();
+    let colour = decoder.color_type();
+    let too_large = || OcrError::PageTooLarge { width, height };
+    let mut bytes = vec![u8::MAX; usize::try_from(decoder.total_bytes()).map_err(|_| too_large())?];
+    let broken = match decoder.read_image(&mut bytes) {
+        Ok(()) => None,
+        Err(e @ (image::ImageError::Decoding(_) | image::ImageError::IoError(_)))
+            if colour.bytes_per_pixel() <= 2 * colour.channel_count() && bytes.iter().any(|&b| b != u8::MAX) =>
+        {
+            Some(format!("the picture breaks off ({e}): the rest of it is read as blank"))
+        }
+        Err(e) => return Err(image_error(e)),
+    };
+    let img = picture_of(width, height, colour, bytes)
+        .ok_or_else(|| OcrError::Image(format!("pixels of type {colour:?} are not read")))?;
+    Ok((img, broken))
+}
+
+/// A picture of `colour` samples from a decoder's bytes (in native byte order).
+fn picture_of(width: u32, height: u32, colour: image::ColorType, bytes: Vec<u8>) -> Option<image::DynamicImage> {
+    use image::{ColorType as C, DynamicImage as D, ImageBuffer as B};
+    let wide = || bytes.chunks_exact(2).map(|b| u16::from_ne_bytes([b[0], b[1]])).collect::<Vec<u16>>();
+    let float = || bytes.chunks_exact(4).map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]])).collect::<Vec<f32>>();
+    match colour {
+        C::L8 => B::from_raw(width, height, bytes).map(D::ImageLuma8),
+        C::La8 => B::from_raw(width, height, bytes).map(D::ImageLumaA8),
+        C::Rgb8 => B::from_raw(width, height, bytes).map(D::ImageRgb8),
+        C::Rgba8 => B::from_raw(width, height, bytes).map(D::ImageRgba8),
+        C::L16 => B::from_raw(width, height, wide()).map(D::ImageLuma16),
+        C::La16 => B::from_raw(width, height, wide()).map(D::ImageLumaA16),
+        C::Rgb16 => B::from_raw(width, height, wide()).map(D::ImageRgb16),
+        C::Rgba16 => B::from_raw(width, height, wide()).map(D::ImageRgba16),
+        C::Rgb32F => B::from_raw(width, height, float()).map(D::ImageRgb32F),
+        C::Rgba32F => B::from_raw(width, height, float()).map(D::ImageRgba32F),
+        _ => None,
+    }
 }
 
 /// `img` resampled to w×h with a bilinear (triangle) filter whose support grows with the
@@ -600,6 +665,51 @@ mod tests {
             image::GrayAlphaImage::from_raw(2, 1, vec![0, 0, 0, 255]).ok_or_else(|| OcrError::Image("size".into()))?,
         );
         assert_eq!(on_white(grey).as_raw(), &[255, 255, 255, 0, 0, 0]);
+        Ok(())
+    }
+
+    /// A 200×200 picture, each pixel its own colour, in `format`, and its bytes cut to `keep`
+    /// of them.
+    fn rows_cut_short(format: image::ImageFormat, keep: f32) -> Result<(RgbImage, Vec<u8>), OcrError> {
+        let picture = RgbImage::from_fn(200, 200, |x, y| image::Rgb([y as u8, x as u8, ((x * y) % 251) as u8]));
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        picture.write_to(&mut bytes, format).map_err(|e| OcrError::Image(e.to_string()))?;
+        let mut bytes = bytes.into_inner();
+        bytes.truncate((bytes.len() as f32 * keep) as usize);
+        Ok((picture, bytes))
+    }
+
+    #[test]
+    fn a_picture_cut_short_is_read_as_far_as_it_goes_with_a_warning() -> Result<(), OcrError> {
+        // PNG rows come top first, BMP's bottom first: the rows before the break are kept.
+        for (format, kept_row) in [(image::ImageFormat::Png, 0), (image::ImageFormat::Bmp, 199)] {
+            let (picture, bytes) = rows_cut_short(format, 0.6)?;
+            let page = ImageFile::open(&bytes).page(0)?;
+            assert!(
+                page.warning.as_deref().is_some_and(|w| w.contains("breaks off")),
+                "{format:?}: {:?}",
+                page.warning
+            );
+            let row = |img: &RgbImage, y: u32| (0..200).map(|x| img.get_pixel(x, y).0).collect::<Vec<_>>();
+            assert_eq!(row(&page.image, kept_row), row(&picture, kept_row), "{format:?}");
+            assert_eq!(row(&page.image, 199 - kept_row), vec![[255; 3]; 200], "{format:?}");
+        }
+        // Cut before any row: nothing to read, and the file is called corrupt, not unsupported.
+        let (_, mut header_only) = rows_cut_short(image::ImageFormat::Png, 1.0)?;
+        header_only.truncate(33);
+        assert!(matches!(ImageFile::open(&header_only).page(0), Err(OcrError::Corrupt(_))));
+        Ok(())
+    }
+
+    #[test]
+    fn a_jpeg_cut_short_is_read_with_a_warning_and_one_with_bytes_after_its_end_without() -> Result<(), OcrError> {
+        let (_, whole) = rows_cut_short(image::ImageFormat::Jpeg, 1.0)?;
+        let (_, cut) = rows_cut_short(image::ImageFormat::Jpeg, 0.7)?;
+        let warning = |bytes: &[u8]| ImageFile::open(bytes).page(0).map(|p| p.warning);
+        assert!(warning(&cut)?.is_some_and(|w| w.contains("cut short")));
+        assert_eq!(warning(&whole)?, None);
+        // A camera's trailer after the end-of-image marker.
+        assert_eq!(warning(&[whole.as_slice(), b"trailer"].concat())?, None);
         Ok(())
     }
 
