@@ -228,8 +228,7 @@ fn image_error(e: image::ImageError) -> OcrError {
 }
 
 /// Whether a JPEG's last scan goes on to the file's end with no end-of-image marker after
-/// it: the file was cut short. `image` decodes what is there and leaves the rest of the
-/// picture grey, without an error. The marker cannot occur inside a scan's data, where a
+/// it: the file was cut short. `image` decodes what is there, without an error. The marker cannot occur inside a scan's data, where a
 /// 0xFF byte is followed by 0x00 or a restart marker, and a thumbnail's (in EXIF) comes
 /// before the picture's own scans.
 fn jpeg_cut_short(bytes: &[u8]) -> bool {
@@ -243,8 +242,8 @@ fn jpeg_cut_short(bytes: &[u8]) -> bool {
 /// The decoded picture turned as its orientation tag (EXIF in a JPEG or PNG, the TIFF tag)
 /// says, as a browser or an image viewer shows it: a phone's photo of a page is stored
 /// sideways with a tag, and its boxes must match the picture the user sees. An unreadable
-/// tag leaves the picture as stored. With the picture, how it was turned.
-/// A picture whose data breaks off comes with why (see `decoded`).
+/// tag leaves the picture as stored. With the picture, how it was turned, and why its data
+/// broke off where it did (see `decoded`).
 fn upright(
     mut decoder: impl image::ImageDecoder,
 ) -> Result<(image::DynamicImage, image::metadata::Orientation, Option<String>), OcrError> {
@@ -258,9 +257,9 @@ fn upright(
 
 /// The decoder's picture. Where its data breaks off (a file cut short by a download or a
 /// copy, a corrupt stretch), the rows it decoded before the break, the rest white, and a
-/// warning that says so: PNG, TIFF, BMP and GIF decoders fill the picture's rows in order.
-/// Nothing decoded (or samples of floating point, which white cannot be written into as
-/// bytes) is an error.
+/// warning that says so: PNG, BMP and GIF decoders fill the picture's rows in order (`image`
+/// reads a TIFF page whole before it writes a row). Nothing decoded (or samples of floating
+/// point, which white cannot be written into as bytes) is an error.
 fn decoded(decoder: impl image::ImageDecoder) -> Result<(image::DynamicImage, Option<String>), OcrError> {
     let (width, height) = decoder.dimensions();
     let colour = decoder.color_type();
