@@ -67,7 +67,7 @@ pub enum OcrError {
     NoDictionary,
     #[error("image: {0}")]
     Image(String),
-    /// An image whose data is broken (cut short, corrupt) before any of its picture.
+    /// An image file whose data its decoder could not read through (cut short, corrupt).
     #[error("image: {0}")]
     Corrupt(String),
     /// A page whose pixels would pass `raster::MAX_PAGE_PIXELS`, refused before they are

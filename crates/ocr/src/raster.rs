@@ -228,15 +228,13 @@ fn image_error(e: image::ImageError) -> OcrError {
 }
 
 /// Whether a JPEG's last scan goes on to the file's end with no end-of-image marker after
-/// it: the file was cut short. `image` decodes what is there, without an error. The marker cannot occur inside a scan's data, where a
-/// 0xFF byte is followed by 0x00 or a restart marker, and a thumbnail's (in EXIF) comes
-/// before the picture's own scans.
+/// it: the file was cut short. `image` decodes what is there, without an error. The marker
+/// cannot occur inside a scan's data, where a 0xFF byte is followed by 0x00 or a restart
+/// marker, and a thumbnail's (in EXIF) comes before the picture's own scans; the last one
+/// lies near the end of a whole file, so the search from there is short.
 fn jpeg_cut_short(bytes: &[u8]) -> bool {
-    let marker_at = |code: u8| bytes.windows(2).rposition(|w| w == [0xFF, code]);
-    match (marker_at(0xDA), marker_at(0xD9)) {
-        (Some(scan), end) => end.is_none_or(|end| end < scan),
-        (None, _) => false,
-    }
+    let after_end = bytes.windows(2).rposition(|w| w == [0xFF, 0xD9]).map_or(bytes, |end| &bytes[end..]);
+    after_end.windows(2).any(|w| w == [0xFF, 0xDA])
 }
 
 /// The decoded picture turned as its orientation tag (EXIF in a JPEG or PNG, the TIFF tag)
