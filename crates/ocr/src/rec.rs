@@ -127,13 +127,14 @@ pub fn crop_quad(img: &RgbImage, q: &Quad, out_w: usize, out_h: usize) -> RgbIma
 /// Rows a neighbour's ink may share with the line's own glyphs and still be told apart: the
 /// crop's bilinear sampling smears each edge over one.
 const SHARED_ROWS: usize = 1;
-/// A line's crop is looked at this many columns (a quarter em) on past each side: ink in
-/// the far half of them is the next column's print; a list's bullet the box cuts ends sooner
-/// (ICDAR eu-013's, 3 columns past), and a figure cut at the side may have its full stop's
-/// gap at the last column (labor.pdf photographed turned 4°: "1.0-percent", its "1" taken in
-/// by the line across the gutter and read, which joined the columns' lines from there on:
-/// CER 0.39, now 0.029).
+/// A line's crop is looked at this many columns (a quarter em) on past each side...
 const SIDE_PAD: usize = 8;
+/// ...and ink in this many of them furthest from the side is the next column's print: a
+/// list's bullet the box cuts ends sooner (ICDAR eu-013's, 3 columns past), and a figure cut
+/// at the side may have its full stop's gap at the last column (labor.pdf photographed turned
+/// −4°: "1.0-percent", its "1" taken in by the line across the gutter and read, which joined
+/// the columns' lines from there on: CER 0.39, now 0.029).
+const SIDE_PRINT: usize = SIDE_PAD / 2;
 /// Ink at a crop's side, with the next column's print past it, is that column's where this
 /// much blank (em of the box) parts it from the line's own: what the reading order takes for
 /// a gutter. A word space is a third of an em.
@@ -226,8 +227,7 @@ pub fn erase_next_columns_ink(crop: &mut RgbImage, pads: &[RgbImage; 2]) {
     let split = InkSplit::of(crop);
     let inked = |img: &RgbImage, x: usize| (0..h).any(|y| split.inks(img.get_pixel(x as u32, y as u32)));
     // Most lines have no print past either side.
-    let far = SIDE_PAD / 2;
-    if !(0..far).any(|x| inked(&pads[0], x)) && !(SIDE_PAD - far..SIDE_PAD).any(|x| inked(&pads[1], x)) {
+    if !(0..SIDE_PRINT).any(|x| inked(&pads[0], x)) && !(SIDE_PAD - SIDE_PRINT..SIDE_PAD).any(|x| inked(&pads[1], x)) {
         return;
     }
     let em = h as f32 / BOX_HEIGHT_EM;
@@ -259,8 +259,8 @@ pub fn side_pads(img: &RgbImage, q: &Quad, full: usize) -> [RgbImage; 2] {
 /// `erase_next_columns_ink`), from `inked`: the columns past that side (`SIDE_PAD`), then the
 /// crop's own, from it; `em` in columns.
 fn cut_off_ink(inked: &[bool], em: f32) -> Option<usize> {
-    // The next column's print goes on past the box's side, into the pad's far half...
-    if !inked.get(..SIDE_PAD / 2)?.contains(&true) {
+    // The next column's print goes on past the box's side, into the pad's far columns...
+    if !inked.get(..SIDE_PRINT)?.contains(&true) {
         return None;
     }
     // ...and the box holds some of it: ink up to the first gutter-wide blank.
