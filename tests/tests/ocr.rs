@@ -911,7 +911,7 @@ fn small_print_photographed_from_further_off_is_detected_enlarged() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let models = engine(&dir);
     let path = corpus.join("tabula-java/src/test/resources/technology/tabula/12s0324.pdf");
-    let photo = as_a_jpeg(&image::imageops::blur(&on_a_desk(&page_one_at_200_dpi(&path), 0.0, 0.62), 0.8), 80);
+    let photo = phone_photo(&page_one_at_200_dpi(&path), 0.0, 0.62, 0.8);
     let text = read_made_image(&photo, &models, "further off").pages[0].text.clone();
     let truth = page_one_native(&path);
     let (e, dots) = (cer(&text, &truth), text.matches('.').count());
@@ -973,7 +973,7 @@ fn a_table_photographed_turned_4_degrees_reads_row_by_row() {
     let path = corpus.join("pdfplumber/tests/pdfs/issue-336-example.pdf");
     let (page, truth) = (page_one_at_200_dpi(&path), page_one_native(&path));
     for degrees in [-3.5, -4.0, 4.0] {
-        let photo = as_a_jpeg(&image::imageops::blur(&on_a_desk(&page, degrees, 0.62), 0.8), 80);
+        let photo = phone_photo(&page, degrees, 0.62, 0.8);
         let text = read_made_image(&photo, &models, "turned").pages[0].text.clone();
         let e = cer(&text, &truth);
         eprintln!("issue-336 p1 photographed turned {degrees}°: CER {e:.4}");
@@ -1011,7 +1011,7 @@ fn a_table_of_short_cells_photographed_turned_4_degrees_reads_row_by_row() {
         let path = corpus.join(file);
         let (page, truth) = (page_one_at_200_dpi(&path), page_one_native(&path));
         for &degrees in turns {
-            let photo = as_a_jpeg(&image::imageops::blur(&on_a_desk(&keystoned(&page, 0.04), degrees, 1.0), 0.8), 80);
+            let photo = phone_photo(&keystoned(&page, 0.04), degrees, 1.0, 0.8);
             let text = read_made_image(&photo, &models, "turned").pages[0].text.clone();
             eprintln!("{file} p1 photographed turned {degrees}°: CER {:.4}", cer(&text, &truth));
             for row in rows {
@@ -1038,7 +1038,7 @@ fn a_letter_of_the_column_before_that_a_box_reaches_over_is_not_read() {
     let shrunk = image::imageops::resize(&page, w, h, image::imageops::FilterType::Lanczos3);
     for (scale, keystone, degrees, blur) in [(0.62, 0.0, 1.5, 0.8), (0.62, 0.08, 1.5, 1.0), (1.0, 0.04, -4.0, 0.8)] {
         let img = if scale < 1.0 { &shrunk } else { &page };
-        let photo = as_a_jpeg(&image::imageops::blur(&on_a_desk(&keystoned(img, keystone), degrees, 1.0), blur), 80);
+        let photo = phone_photo(&keystoned(img, keystone), degrees, 1.0, blur);
         let text = read_made_image(&photo, &models, "photographed").pages[0].text.clone();
         let e = cer(&text, &truth);
         eprintln!(
@@ -1073,6 +1073,12 @@ fn on_a_desk(img: &docsift_ocr::RgbImage, degrees: f32, scale: f32) -> docsift_o
         p.0 = p.0.map(|c| (f32::from(c) * light) as u8);
     }
     photo
+}
+
+/// `img` as a phone photographs it: laid on a desk (`on_a_desk`), blurred by `blur`, saved as
+/// a JPEG of quality 80.
+fn phone_photo(img: &docsift_ocr::RgbImage, degrees: f32, scale: f32, blur: f32) -> docsift_ocr::RgbImage {
+    as_a_jpeg(&image::imageops::blur(&on_a_desk(img, degrees, scale), blur), 80)
 }
 
 /// `img` saved as a JPEG of `quality` and read back.
