@@ -1049,6 +1049,29 @@ fn a_letter_of_the_column_before_that_a_box_reaches_over_is_not_read() {
     }
 }
 
+/// A page photographed from below its middle has its columns converge: labor.pdf keystoned
+/// 15% and turned 3° had the gutter between its second and third columns lean 0.012 once its
+/// lines were levelled, narrower than itself over the columns' height, so no upright band
+/// parted them; the page was cut across at a row gap and each half read column by column,
+/// the third column's first half read in the middle of the second (CER 0.37).
+#[test]
+fn columns_of_a_page_photographed_from_below_its_middle_read_column_by_column() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/labor.pdf");
+    let (page, truth) = (page_one_at_200_dpi(&path), page_one_native(&path));
+    for degrees in [3.0, -3.0] {
+        let photo = phone_photo(&keystoned(&page, 0.15), degrees, 1.0, 0.8);
+        let text = read_made_image(&photo, &models, "photographed").pages[0].text.clone();
+        let e = cer(&text, &truth);
+        eprintln!("labor p1 keystoned 0.15, turned {degrees}°: CER {e:.4}");
+        assert!(e <= 0.06, "{text}");
+        let prose = collapse_ws(&text);
+        assert!(prose.contains("from about 143.1 million to 163.5 million"), "{text}");
+        assert!(prose.contains("This growth rate is faster than the 1.8-percent"), "{text}");
+    }
+}
+
 /// `img` turned `degrees`, shrunk to `scale` (a phone held further off) and laid on a desk of
 /// grained dark wood 1.3 times as wide and 1.2 times as high as `img`, lit from its top left
 /// corner (a fifth darker across), as a phone sees it.
