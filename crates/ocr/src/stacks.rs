@@ -82,6 +82,22 @@ fn cuts_at_rows(spans: &[[f32; 2]], q: &Quad, rows: &[Quad]) -> Option<Vec<f32>>
             (fits && r.across(middle).abs() <= ON_ROW * r.height()).then_some((k, em))
         })
     };
+    // A run at the box's very end, shorter than print beside a piece of print, is the next
+    // row's ink that the box's margin reached.
+    let sliver = |s: [f32; 2], next: [f32; 2]| {
+        (s[0] <= 0.0 || s[1] >= 1.0) && row_of(next).is_some_and(|(_, em)| (s[1] - s[0]) * len < MIN_PIECE_EM * em)
+    };
+    let mut spans = spans;
+    if let [first, second, ..] = spans
+        && sliver(*first, *second)
+    {
+        spans = &spans[1..];
+    }
+    if let [.., before, last] = spans
+        && sliver(*last, *before)
+    {
+        spans = &spans[..spans.len() - 1];
+    }
     let mut pieces: Vec<([f32; 2], usize)> = Vec::new();
     let mut open: Option<[f32; 2]> = None;
     for &span in spans {
@@ -170,6 +186,19 @@ mod tests {
         assert!(out[8..].iter().all(|q| turn_between(q.angle(), 0.0).abs() < 0.01), "{out:?}");
         assert!((pieces[0][1] - 94.0).abs() < 0.5 && (126.0..128.0).contains(&pieces[0][3]), "{pieces:?}");
         assert!((126.0..128.0).contains(&pieces[1][1]) && (pieces[1][3] - 160.0).abs() < 0.5, "{pieces:?}");
+    }
+
+    #[test]
+    fn a_box_down_a_column_whose_ends_reach_the_next_rows_figures_is_still_cut_at_rows() {
+        // nics-background-checks photographed turned 4°: the boxes' margins took in a pixel
+        // or two of the figures above and below, a run of ink on no row, and the column was
+        // read as a turned word.
+        let (mut img, quads) = page(2, 3, 26);
+        paint(&mut img, 200, 94, 8, 1);
+        paint(&mut img, 200, 159, 8, 1);
+        let out = quads_cut_at_rows(&img, quads);
+        assert_eq!(out.len(), 10, "{out:?}");
+        assert!(out[8..].iter().all(|q| turn_between(q.angle(), 0.0).abs() < 0.01), "{out:?}");
     }
 
     #[test]
