@@ -355,8 +355,11 @@ pub fn assemble(page: &mut Page, opts: &TextOptions) {
                 }
             }
         }
-        let groups =
-            if opts.use_text_flow { (0..segs.len()).map(|i| vec![i]).collect() } else { order::order_segments(&segs) };
+        let groups = if opts.use_text_flow {
+            (0..segs.len()).map(|i| vec![i]).collect()
+        } else {
+            order::order_segments(&segs, order::Gutters::Upright)
+        };
         for group in groups {
             let start = words.len();
             for &g in &group {
@@ -735,7 +738,7 @@ pub fn assemble_known_lines(page: &mut Page, known: &[KnownLine]) {
     let chars = &page.chars;
     let mut words: Vec<Word> = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
-    for group in order::order_segments(&segs) {
+    for group in order::order_segments(&segs, order::Gutters::MayLean) {
         let start = words.len();
         for g in group {
             let range = known[by_v[g]].chars.clone();
