@@ -29,6 +29,11 @@ const MAX_PIECE_EM: f32 = 1.2;
 /// figures, 0.6 em.
 const MIN_GAP_EM: f32 = 0.15;
 
+/// Ink along a box's side this many times longer than thick is a table's rule leaning into
+/// it: nics-background-checks photographed turned 4° had a column rule run 26 px by 2 along
+/// a stack's box, joining its figures' runs into one; a glyph stands off the box's sides.
+const RULE_LENGTH: usize = 4;
+
 /// The quads, each read across the page's lines cut into one box per row where its ink lies
 /// on rows of them (see the module's comment), each piece read along the page's lines.
 pub fn quads_cut_at_rows(img: &RgbImage, quads: Vec<Quad>) -> Vec<Quad> {
@@ -54,7 +59,13 @@ pub fn quads_cut_at_rows(img: &RgbImage, quads: Vec<Quad>) -> Vec<Quad> {
 fn ink_spans(img: &RgbImage, q: &Quad) -> Vec<[f32; 2]> {
     let (w, h) = (q.width().round().max(1.0) as usize, q.height().round().max(1.0) as usize);
     let ink = CropInk::of(&crop_quad(img, q, w, h));
-    let rule = |b: &[usize; 4]| (b[0] == 0 && b[2] + 1 == w) || (b[1] == 0 && b[3] + 1 == h);
+    // A rule runs the box's whole length or across it, or leans in along a side, thin and as
+    // long as the box is wide.
+    let rule = |b: &[usize; 4]| {
+        let (along, across) = (b[2] + 1 - b[0], b[3] + 1 - b[1]);
+        let along_a_side = (b[1] == 0 || b[3] + 1 == h) && along >= h && along >= RULE_LENGTH * across;
+        (b[0] == 0 && b[2] + 1 == w) || (b[1] == 0 && b[3] + 1 == h) || along_a_side
+    };
     let kept: Vec<bool> = ink.boxes.iter().map(|b| !rule(b)).collect();
     let mut inked = vec![false; w];
     for (i, &o) in ink.owner.iter().enumerate() {
@@ -199,6 +210,15 @@ mod tests {
         let out = quads_cut_at_rows(&img, quads);
         assert_eq!(out.len(), 10, "{out:?}");
         assert!(out[8..].iter().all(|q| turn_between(q.angle(), 0.0).abs() < 0.01), "{out:?}");
+    }
+
+    #[test]
+    fn a_box_down_a_column_that_a_rule_leans_into_is_still_cut_at_rows() {
+        // The column's rule runs in along the box's side past the gap between its figures.
+        let (mut img, quads) = page(2, 3, 26);
+        paint(&mut img, 212, 110, 2, 50);
+        let out = quads_cut_at_rows(&img, quads);
+        assert_eq!(out.len(), 10, "{out:?}");
     }
 
     #[test]
