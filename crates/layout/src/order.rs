@@ -2,7 +2,8 @@
 //! split at wide gaps). A region is cut vertically only at a gutter with prose on both
 //! sides — so a two-column paper reads column by column while line-numbered transcripts
 //! and numeric tables keep their row order — and otherwise horizontally at its widest
-//! gap, which isolates full-width titles and footers from the columns below them.
+//! gap, which isolates full-width titles and footers from the columns below them. On a page
+//! read by OCR a gutter may lean, as a photographed page's converging columns have it.
 
 /// A gap inside a line wider than this (in em) may be a column gutter: split the line
 /// there. Word spaces, even on loose justified lines, stay below one em.
