@@ -902,6 +902,26 @@ fn a_page_photographed_on_a_desk_reads_as_one_on_white() {
     assert!(dots * 10 >= truth.matches('.').count() * 9, "{text}");
 }
 
+/// A page's own dark band reaching the desk it is photographed on is the page's, not the
+/// ground (`ground::MAX_LIGHT_PRINT_CELLS`): puertos1's full-bleed grey headers, their titles
+/// in light green, joined the desk where they meet the page's edge and were painted as paper
+/// with it, cutting the titles across ("AKTICIR DELAS EAP UNTACUIVNES P").
+#[test]
+fn a_pages_own_dark_header_reaching_the_desk_is_read_not_painted_over() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("tabula-java/src/test/resources/technology/tabula/puertos1.pdf");
+    let photo = phone_photo(&keystoned(&page_one_at_200_dpi(&path), 0.08), 2.5, 1.0, 0.8);
+    let text = read_made_image(&photo, &models, "on a desk").pages[0].text.clone();
+    let e = cer(&text, &page_one_native(&path));
+    eprintln!("puertos1 p1 photographed on a desk: CER {e:.4}");
+    let prose = collapse_ws(&text);
+    for title in ["PARTICIPACIÓN DE LAS EXPORTACIONES PESQUERAS", "EXPORTACIONES POR PARTIDAS ARANCELARIAS"] {
+        assert!(prose.contains(title), "{title:?} missing from {text}");
+    }
+    assert!(e <= 0.04, "{text}");
+}
+
 /// A page photographed from further off, its print smaller than DB reads well even at the
 /// picture's own size, is detected enlarged (`det::finer_for_small_text`): 12s0324's page at
 /// 0.62 of 200 dpi on a desk read at its own size lost a column of short cells and more than

@@ -12,7 +12,7 @@ use image::{Rgb, RgbImage};
 
 use crate::det::mask_to_components;
 use crate::lighting::PaperGrid;
-use crate::marks::otsu;
+use crate::marks::{grey, otsu};
 
 /// The ground must hold this share of the picture's edge cells or more: a page photographed
 /// on a desk has ground on every side (all of the edge), or on three where the photo cuts it
@@ -48,6 +48,28 @@ const BLANK_SHARE: f32 = 0.3;
 /// card) would be painted over, and a second sheet beside the page may hold print too.
 const MAX_ISLANDS: f32 = 0.02;
 
+/// Light print on the ground: a pixel this many times as light as the ground around it (the
+/// median of the ground's cells `GROUND_LEVEL_REACH` each way, a 9-cell window as the paper's
+/// closing has, which a title's letters fill under half of). A title's letters on a page's own
+/// dark band are 1.9–2.1 times the band (puertos1); a desk's grain and noise stay under 1.36.
+const LIGHT_PRINT: f32 = 1.5;
+const GROUND_LEVEL_REACH: usize = 4;
+
+/// A ground cell holds light print where this share of its pixels is (`LIGHT_PRINT`): a
+/// letter's stroke fills a fifth of a cell or more, a desk's stray light pixels one or two.
+const LIGHT_PRINT_CELL: f32 = 0.2;
+
+/// Cells this near the page are not searched for light print: the cells the page's edge
+/// crosses, and the blur and JPEG ringing beside them, hold paper lighter than the ground.
+const PAGE_MARGIN_CELLS: usize = 2;
+
+/// Ground holding light print in more cells than this (a letter or two) is no desk: a dark
+/// band of the page itself reaches the picture's edge (a full-bleed header holding its
+/// title), and painting it would cut its print. 38–102 cells on puertos1 photographed in
+/// eight ways (12 where a keystone's paper wedges flank its header), none on the other 23
+/// pages' desks.
+const MAX_LIGHT_PRINT_CELLS: usize = 8;
+
 /// The ground is painted this many cells into the page: the cells the page's edge crosses
 /// hold a sliver of ground, and a page's margin is wider than a cell (about 1 mm at 200 dpi).
 const EDGE_CELLS: usize = 1;
@@ -57,8 +79,8 @@ const EDGE_CELLS: usize = 1;
 pub fn ground_as_paper(img: &RgbImage) -> Cow<'_, RgbImage> {
     let Some(means) = PaperGrid::means(img) else { return Cow::Borrowed(img) };
     let paper = means.closed();
-    match ground_cells(&means, &paper) {
-        Some(ground) => Cow::Owned(painted(img, &paper, &grown(&ground, paper.w, paper.h))),
+    match ground_cells(img, &means, &paper) {
+        Some(ground) => Cow::Owned(painted(img, &paper, &grown(&ground, paper.w, paper.h, EDGE_CELLS))),
         None => Cow::Borrowed(img),
     }
 }
@@ -66,7 +88,7 @@ pub fn ground_as_paper(img: &RgbImage) -> Cow<'_, RgbImage> {
 /// The cells of the dark ground around the page: those under the paper grid's Otsu split
 /// reached from the grid's edge through such cells, the page being the largest region above
 /// it. `None` where they are no ground a page lies on (see the constants).
-fn ground_cells(means: &PaperGrid, paper: &PaperGrid) -> Option<Vec<bool>> {
+fn ground_cells(img: &RgbImage, means: &PaperGrid, paper: &PaperGrid) -> Option<Vec<bool>> {
     let (w, h) = (paper.w, paper.h);
     let mut hist = [0u64; 256];
     for &v in &paper.values {
@@ -79,8 +101,11 @@ fn ground_cells(means: &PaperGrid, paper: &PaperGrid) -> Option<Vec<bool>> {
     let edge: Vec<usize> = (0..w * h).filter(|&i| i % w == 0 || i % w == w - 1 || i < w || i >= w * (h - 1)).collect();
     let ground = walked(w, h, edge.iter().copied().filter(|&i| dark[i]), |n| dark[n], |_, _| {});
     let edge_ground = edge.iter().filter(|&&i| ground[i]).count();
-    let islands: usize =
-        regions.iter().filter(|r| r.len() < page.len() && touches(r, &ground, w, h)).map(Vec::len).sum();
+    let mut off_page = ground.clone();
+    for island in regions.iter().filter(|r| r.len() < page.len() && touches(r, &ground, w, h)) {
+        island.iter().for_each(|&i| off_page[i] = true);
+    }
+    let islands = off_page.iter().filter(|o| **o).count() - ground.iter().filter(|g| **g).count();
     let page_paper = median(page.iter().map(|&i| paper.values[i]))?;
     let ground_grey = median((0..w * h).filter(|&i| ground[i]).map(|i| means.values[i]))?;
     let blank = page.iter().filter(|&&i| means.values[i] >= BLANK_LEVEL * paper.values[i]).count();
@@ -88,8 +113,37 @@ fn ground_cells(means: &PaperGrid, paper: &PaperGrid) -> Option<Vec<bool>> {
         && islands as f32 <= MAX_ISLANDS * (w * h) as f32
         && ground_grey < GROUND_DARKER * page_paper
         && blank as f32 >= BLANK_SHARE * page.len() as f32
-        && edge_contrast(paper, &ground)? <= SHARP_EDGE;
+        && edge_contrast(paper, &ground)? <= SHARP_EDGE
+        && light_print_cells(img, means, &ground, &off_page, page) <= MAX_LIGHT_PRINT_CELLS;
     lies_on_ground.then_some(ground)
+}
+
+/// How many cells `off_page` (the ground and the light islands on it), `PAGE_MARGIN_CELLS` or
+/// more from the `page`'s, hold light print (`LIGHT_PRINT`, `LIGHT_PRINT_CELL`).
+fn light_print_cells(img: &RgbImage, means: &PaperGrid, ground: &[bool], off_page: &[bool], page: &[usize]) -> usize {
+    let (w, h, cell) = (means.w, means.h, means.cell);
+    let mut page_cells = vec![false; w * h];
+    page.iter().for_each(|&i| page_cells[i] = true);
+    let page_side = grown(&page_cells, w, h, PAGE_MARGIN_CELLS);
+    let ground_level = |i: usize| {
+        let (x, y) = (i % w, i / w);
+        let (xs, ys) = (
+            x.saturating_sub(GROUND_LEVEL_REACH)..=(x + GROUND_LEVEL_REACH).min(w - 1),
+            y.saturating_sub(GROUND_LEVEL_REACH)..=(y + GROUND_LEVEL_REACH).min(h - 1),
+        );
+        median(ys.flat_map(|y| xs.clone().map(move |x| y * w + x)).filter(|&j| ground[j]).map(|j| means.values[j]))
+    };
+    let holds_light_print = |i: usize| {
+        let Some(level) = ground_level(i) else { return false };
+        let (x0, y0) = ((i % w) as u32 * cell, (i / w) as u32 * cell);
+        let (x1, y1) = ((x0 + cell).min(img.width()), (y0 + cell).min(img.height()));
+        let light = (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| f32::from(grey(img.get_pixel(x, y))) > LIGHT_PRINT * level)
+            .count();
+        light as f32 >= LIGHT_PRINT_CELL * ((x1 - x0) * (y1 - y0)) as f32
+    };
+    (0..w * h).filter(|&i| off_page[i] && !page_side[i] && holds_light_print(i)).count()
 }
 
 /// The median, over the ground's cells beside the page, of the paper grid `EDGE_REACH` cells
@@ -160,10 +214,9 @@ fn median(values: impl Iterator<Item = f32>) -> Option<f32> {
     v.get(v.len() / 2).copied()
 }
 
-/// `ground` grown `EDGE_CELLS` into the page.
-fn grown(ground: &[bool], w: usize, h: usize) -> Vec<bool> {
-    (0..EDGE_CELLS)
-        .fold(ground.to_vec(), |g, _| (0..g.len()).map(|i| g[i] || neighbours(i, w, h).any(|n| g[n])).collect())
+/// `cells` grown `by` cells into their 4-neighbours.
+fn grown(cells: &[bool], w: usize, h: usize, by: usize) -> Vec<bool> {
+    (0..by).fold(cells.to_vec(), |g, _| (0..g.len()).map(|i| g[i] || neighbours(i, w, h).any(|n| g[n])).collect())
 }
 
 /// `img` with the pixels of the `ground` cells painted grey as the page's paper nearest them.
@@ -192,6 +245,12 @@ mod tests {
         (x0..x1).contains(&x) && (y0..y1).contains(&y) && y % 20 < 6 && x % 60 < 40
     }
 
+    /// A page leaning a little on a desk that shows on every side of it.
+    fn on_leaning_page(x: u32, y: u32) -> bool {
+        let lean = (y as f32 * 0.03) as u32;
+        (150 + lean..1050 + lean).contains(&x) && (100..800).contains(&y)
+    }
+
     /// A textured desk: grey about 70, grained and noisy.
     fn desk(x: u32, y: u32) -> u8 {
         let grain = 15.0 * (x as f32 / 9.0 + 3.0 * (y as f32 / 140.0).sin()).sin();
@@ -202,12 +261,8 @@ mod tests {
     #[test]
     fn the_dark_ground_around_a_photographed_page_is_painted_as_its_paper() {
         // A page (paper 225, print 40) leaning a little on a desk, ground on every side.
-        let on_page = |x: u32, y: u32| {
-            let lean = (y as f32 * 0.03) as u32;
-            (150 + lean..1050 + lean).contains(&x) && (100..800).contains(&y)
-        };
         let img = RgbImage::from_fn(1200, 900, |x, y| {
-            let grey = if !on_page(x, y) {
+            let grey = if !on_leaning_page(x, y) {
                 desk(x, y)
             } else if is_print(x, y, [250, 180, 950, 720]) {
                 40
@@ -224,6 +279,27 @@ mod tests {
         }
         assert_eq!(read.get_pixel(260, 181).0[0], 40, "print stays");
         assert_eq!(read.get_pixel(260, 170).0[0], 225, "paper stays");
+    }
+
+    #[test]
+    fn a_pages_own_dark_header_reaching_the_desk_keeps_its_light_title() {
+        // The page of the test above with a full-bleed dark header whose top and ends meet
+        // the desk, its title in light print.
+        let img = RgbImage::from_fn(1200, 900, |x, y| {
+            let grey = match (on_leaning_page(x, y), y < 220) {
+                (false, _) => desk(x, y),
+                (true, true) if (250..950).contains(&x) && (150..180).contains(&y) && x % 40 < 3 => 235,
+                (true, true) => 60,
+                (true, false) if is_print(x, y, [250, 260, 950, 720]) => 40,
+                (true, false) => 225,
+            };
+            Rgb([grey; 3])
+        });
+        let read = ground_as_paper(&img);
+        for (x, y) in [(280, 151), (921, 178), (601, 165)] {
+            assert_eq!(read.get_pixel(x, y).0[0], 235, "the title's print at ({x}, {y}) stays");
+        }
+        assert_eq!(read.get_pixel(620, 165).0[0], 60, "the header's ground stays");
     }
 
     #[test]
