@@ -903,7 +903,7 @@ fn a_page_photographed_on_a_desk_reads_as_one_on_white() {
 }
 
 /// A page's own dark band reaching the desk it is photographed on is the page's, not the
-/// ground (`ground::MAX_LIGHT_PRINT_CELLS`): puertos1's full-bleed grey headers, their titles
+/// ground (`ground::MAX_PRINT_CELLS`): puertos1's full-bleed grey headers, their titles
 /// in light green, joined the desk where they meet the page's edge and were painted as paper
 /// with it, cutting the titles across ("AKTICIR DELAS EAP UNTACUIVNES P").
 #[test]
@@ -920,6 +920,27 @@ fn a_pages_own_dark_header_reaching_the_desk_is_read_not_painted_over() {
         assert!(prose.contains(title), "{title:?} missing from {text}");
     }
     assert!(e <= 0.04, "{text}");
+}
+
+/// Black print on a page's own mid-grey header reaching the desk stays (`ground::DARK_PRINT`):
+/// lorem-ipsum p1 with its top eighth a full-bleed grey band (110 of 255), photographed on a
+/// desk, had the band painted as paper with the desk and lost its first six lines.
+#[test]
+fn black_print_on_a_pages_own_grey_header_reaching_the_desk_is_read() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let path = corpus.join("pdfplumber/tests/pdfs/issue-33-lorem-ipsum.pdf");
+    let mut page = page_one_at_200_dpi(&path);
+    let header = page.height() / 8;
+    for (_, _, p) in page.enumerate_pixels_mut().filter(|(_, y, _)| *y < header) {
+        p.0 = p.0.map(|c| (u16::from(c) * 110 / 255) as u8);
+    }
+    let photo = phone_photo(&keystoned(&page, 0.08), 2.5, 1.0, 0.8);
+    let text = read_made_image(&photo, &models, "on a desk").pages[0].text.clone();
+    let e = cer(&text, &page_one_native(&path));
+    eprintln!("lorem-ipsum p1 with a grey header, photographed on a desk: CER {e:.4}");
+    assert!(collapse_ws(&text).starts_with("Tempora co Neque labo Aliquam qu"), "{text}");
+    assert!(e <= 0.03, "{text}");
 }
 
 /// A page photographed from further off, its print smaller than DB reads well even at the

@@ -55,20 +55,27 @@ const MAX_ISLANDS: f32 = 0.02;
 const LIGHT_PRINT: f32 = 1.5;
 const GROUND_LEVEL_REACH: usize = 4;
 
-/// A ground cell holds light print where this share of its pixels is (`LIGHT_PRINT`): a
-/// letter's stroke fills a fifth of a cell or more, a desk's stray light pixels one or two.
-const LIGHT_PRINT_CELL: f32 = 0.2;
+/// Dark print on the ground: a pixel under this share of the ground around it and this many
+/// greys under it. Black print on a mid-grey band is under a fifth of it; a grained desk's
+/// troughs stay over 0.6, and on a black desk no pixel is 40 greys under its ground.
+const DARK_PRINT: f32 = 0.45;
+const DARK_PRINT_DEPTH: f32 = 40.0;
 
-/// Cells this near the page are not searched for light print: the cells the page's edge
-/// crosses, and the blur and JPEG ringing beside them, hold paper lighter than the ground.
+/// A ground cell holds print where this share of its pixels is (`LIGHT_PRINT`, `DARK_PRINT`):
+/// a letter's stroke fills a fifth of a cell or more, a desk's stray pixels one or two.
+const PRINT_CELL: f32 = 0.2;
+
+/// Cells this near the page are not searched for print: the cells the page's edge crosses,
+/// and the blur and JPEG ringing beside them, hold paper lighter than the ground.
 const PAGE_MARGIN_CELLS: usize = 2;
 
-/// Ground holding light print in more cells than this (a letter or two) is no desk: a dark
-/// band of the page itself reaches the picture's edge (a full-bleed header holding its
-/// title), and painting it would cut its print. 38–102 cells on puertos1 photographed in
-/// eight ways (12 where a keystone's paper wedges flank its header), none on the other 23
-/// pages' desks.
-const MAX_LIGHT_PRINT_CELLS: usize = 8;
+/// Ground holding print in more cells than this (a letter or two) is no desk: a dark band of
+/// the page itself reaches the picture's edge (a full-bleed header holding its title), and
+/// painting it would cut or erase its print. Light print: 38–102 cells on puertos1
+/// photographed in eight ways (12 where a keystone's paper wedges flank its header); black
+/// print on a mid-grey header across a page's top eighth: 44; none on the other 23 pages'
+/// desks.
+const MAX_PRINT_CELLS: usize = 8;
 
 /// The ground is painted this many cells into the page: the cells the page's edge crosses
 /// hold a sliver of ground, and a page's margin is wider than a cell (about 1 mm at 200 dpi).
@@ -114,13 +121,13 @@ fn ground_cells(img: &RgbImage, means: &PaperGrid, paper: &PaperGrid) -> Option<
         && ground_grey < GROUND_DARKER * page_paper
         && blank as f32 >= BLANK_SHARE * page.len() as f32
         && edge_contrast(paper, &ground)? <= SHARP_EDGE
-        && light_print_cells(img, means, &ground, &off_page, page) <= MAX_LIGHT_PRINT_CELLS;
+        && print_cells(img, means, &ground, &off_page, page) <= MAX_PRINT_CELLS;
     lies_on_ground.then_some(ground)
 }
 
 /// How many cells `off_page` (the ground and the light islands on it), `PAGE_MARGIN_CELLS` or
-/// more from the `page`'s, hold light print (`LIGHT_PRINT`, `LIGHT_PRINT_CELL`).
-fn light_print_cells(img: &RgbImage, means: &PaperGrid, ground: &[bool], off_page: &[bool], page: &[usize]) -> usize {
+/// more from the `page`'s, hold print (`LIGHT_PRINT`, `DARK_PRINT`, `PRINT_CELL`).
+fn print_cells(img: &RgbImage, means: &PaperGrid, ground: &[bool], off_page: &[bool], page: &[usize]) -> usize {
     let (w, h, cell) = (means.w, means.h, means.cell);
     let mut page_cells = vec![false; w * h];
     page.iter().for_each(|&i| page_cells[i] = true);
@@ -133,17 +140,18 @@ fn light_print_cells(img: &RgbImage, means: &PaperGrid, ground: &[bool], off_pag
         );
         median(ys.flat_map(|y| xs.clone().map(move |x| y * w + x)).filter(|&j| ground[j]).map(|j| means.values[j]))
     };
-    let holds_light_print = |i: usize| {
+    let holds_print = |i: usize| {
         let Some(level) = ground_level(i) else { return false };
+        let is_print = |g: f32| g > LIGHT_PRINT * level || g < (DARK_PRINT * level).min(level - DARK_PRINT_DEPTH);
         let (x0, y0) = ((i % w) as u32 * cell, (i / w) as u32 * cell);
         let (x1, y1) = ((x0 + cell).min(img.width()), (y0 + cell).min(img.height()));
-        let light = (y0..y1)
+        let print = (y0..y1)
             .flat_map(|y| (x0..x1).map(move |x| (x, y)))
-            .filter(|&(x, y)| f32::from(grey(img.get_pixel(x, y))) > LIGHT_PRINT * level)
+            .filter(|&(x, y)| is_print(f32::from(grey(img.get_pixel(x, y)))))
             .count();
-        light as f32 >= LIGHT_PRINT_CELL * ((x1 - x0) * (y1 - y0)) as f32
+        print as f32 >= PRINT_CELL * ((x1 - x0) * (y1 - y0)) as f32
     };
-    (0..w * h).filter(|&i| off_page[i] && !page_side[i] && holds_light_print(i)).count()
+    (0..w * h).filter(|&i| off_page[i] && !page_side[i] && holds_print(i)).count()
 }
 
 /// The median, over the ground's cells beside the page, of the paper grid `EDGE_REACH` cells
@@ -300,6 +308,24 @@ mod tests {
             assert_eq!(read.get_pixel(x, y).0[0], 235, "the title's print at ({x}, {y}) stays");
         }
         assert_eq!(read.get_pixel(620, 165).0[0], 60, "the header's ground stays");
+    }
+
+    #[test]
+    fn a_pages_own_mid_grey_header_reaching_the_desk_keeps_its_black_print() {
+        // The leaning page with a full-bleed mid-grey header, its print black as the page's.
+        let img = RgbImage::from_fn(1200, 900, |x, y| {
+            let grey = match (on_leaning_page(x, y), y < 220) {
+                (false, _) => desk(x, y),
+                (true, _) if is_print(x, y, [250, 120, 950, 720]) => 20,
+                (true, true) => 110,
+                (true, false) => 225,
+            };
+            Rgb([grey; 3])
+        });
+        let read = ground_as_paper(&img);
+        for (x, y) in [(260, 121), (900, 145), (600, 205)] {
+            assert_eq!(read.get_pixel(x, y).0[0], 20, "the header's print at ({x}, {y}) stays");
+        }
     }
 
     #[test]
