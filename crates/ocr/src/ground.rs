@@ -54,6 +54,9 @@ const MAX_ISLANDS: f32 = 0.02;
 /// dark band are 1.9–2.1 times the band (puertos1); a desk's grain and noise stay under 1.36.
 const LIGHT_PRINT: f32 = 1.5;
 const GROUND_LEVEL_REACH: usize = 4;
+/// Objects on the desk are told from the ground this many cells each way: a pen up to about
+/// 8 cells wide (9 mm on a page filling the photo) is then under half of the window.
+const OBJECT_REACH: usize = 8;
 
 /// Dark print on the ground: a pixel under this share of the ground around it and this many
 /// greys under it. Black print on a mid-grey band is under a fifth of it; a grained desk's
@@ -64,6 +67,15 @@ const DARK_PRINT_DEPTH: f32 = 40.0;
 /// A ground cell holds print where this share of its pixels is (`LIGHT_PRINT`, `DARK_PRINT`):
 /// a letter's stroke fills a fifth of a cell or more, a desk's stray pixels one or two.
 const PRINT_CELL: f32 = 0.2;
+
+/// Print is strokes: a print pixel counts only where its run of print across, down or along
+/// a diagonal is this many cells or narrower the thinnest way (a 60-point bold letter's stem
+/// is under 3 mm, a cell on a page filling the photo about 1 mm), so that a pen, a phone or a
+/// coin lying on the desk, wider every way, is not taken for print; ...
+const STROKE_CELLS: f32 = 3.0;
+/// ... and this many cells or shorter the longest way: a long word set bold and blurred into
+/// one run is about 30, a glint along a pen's length or a cable far longer.
+const LINE_CELLS: f32 = 40.0;
 
 /// Cells this near the page are not searched for print: the cells the page's edge crosses,
 /// and the blur and JPEG ringing beside them, hold paper lighter than the ground.
@@ -126,32 +138,109 @@ fn ground_cells(img: &RgbImage, means: &PaperGrid, paper: &PaperGrid) -> Option<
 }
 
 /// How many cells `off_page` (the ground and the light islands on it), `PAGE_MARGIN_CELLS` or
-/// more from the `page`'s, hold print (`LIGHT_PRINT`, `DARK_PRINT`, `PRINT_CELL`).
+/// more from the `page`'s, hold print (`LIGHT_PRINT`, `DARK_PRINT`, `PRINT_CELL`): pixels
+/// standing out from the median of the ground's cells around them, on strokes of such pixels
+/// (`STROKE_CELLS`, `LINE_CELLS`) and on no run longer than a line of those standing out from
+/// the median further around (`OBJECT_REACH`). An object on the desk wide enough to make the
+/// nearer median its own (a pen's middle) leaves only its ends standing out from it, as short
+/// as strokes, but stands out whole from the further one.
 fn print_cells(img: &RgbImage, means: &PaperGrid, ground: &[bool], off_page: &[bool], page: &[usize]) -> usize {
     let (w, h, cell) = (means.w, means.h, means.cell);
     let mut page_cells = vec![false; w * h];
     page.iter().for_each(|&i| page_cells[i] = true);
     let page_side = grown(&page_cells, w, h, PAGE_MARGIN_CELLS);
-    let ground_level = |i: usize| {
-        let (x, y) = (i % w, i / w);
-        let (xs, ys) = (
-            x.saturating_sub(GROUND_LEVEL_REACH)..=(x + GROUND_LEVEL_REACH).min(w - 1),
-            y.saturating_sub(GROUND_LEVEL_REACH)..=(y + GROUND_LEVEL_REACH).min(h - 1),
-        );
-        median(ys.flat_map(|y| xs.clone().map(move |x| y * w + x)).filter(|&j| ground[j]).map(|j| means.values[j]))
+    // The median of the ground's cells within `reach` of cell `i`, every `stride`th each way.
+    let ground_level = |i: usize, reach: usize, stride: usize| {
+        let (x, y) = ((i % w) as isize, (i / w) as isize);
+        let offsets = (-(reach as isize)..=reach as isize).step_by(stride);
+        let cells = offsets.clone().flat_map(|dy| offsets.clone().map(move |dx| (x + dx, y + dy)));
+        let on_grid = cells.filter(|&(x, y)| (0..w as isize).contains(&x) && (0..h as isize).contains(&y));
+        median(on_grid.map(|(x, y)| y as usize * w + x as usize).filter(|&j| ground[j]).map(|j| means.values[j]))
     };
-    let holds_print = |i: usize| {
-        let Some(level) = ground_level(i) else { return false };
-        let is_print = |g: f32| g > LIGHT_PRINT * level || g < (DARK_PRINT * level).min(level - DARK_PRINT_DEPTH);
+    let levels: Vec<Option<(f32, f32)>> = (0..w * h)
+        .map(|i| {
+            let searched = off_page[i] && !page_side[i];
+            let near_and_far = || Some((ground_level(i, GROUND_LEVEL_REACH, 1)?, ground_level(i, OBJECT_REACH, 2)?));
+            searched.then(near_and_far).flatten()
+        })
+        .collect();
+    let stands_out = |g: f32, l: f32| g > LIGHT_PRINT * l || g < (DARK_PRINT * l).min(l - DARK_PRINT_DEPTH);
+    let (iw, ih) = (img.width() as usize, img.height() as usize);
+    let mut marks = vec![0u8; iw * ih];
+    for (i, (near, far)) in levels.iter().enumerate().filter_map(|(i, l)| Some((i, (*l)?))) {
         let (x0, y0) = ((i % w) as u32 * cell, (i / w) as u32 * cell);
-        let (x1, y1) = ((x0 + cell).min(img.width()), (y0 + cell).min(img.height()));
-        let print = (y0..y1)
-            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
-            .filter(|&(x, y)| is_print(f32::from(grey(img.get_pixel(x, y)))))
-            .count();
-        print as f32 >= PRINT_CELL * ((x1 - x0) * (y1 - y0)) as f32
+        for y in y0..(y0 + cell).min(img.height()) {
+            for x in x0..(x0 + cell).min(img.width()) {
+                let g = f32::from(grey(img.get_pixel(x, y)));
+                marks[y as usize * iw + x as usize] =
+                    (u8::from(stands_out(g, near)) * NEAR) | (u8::from(stands_out(g, far)) * FAR);
+            }
+        }
+    }
+    let (widest, longest) = (STROKE_CELLS * cell as f32, LINE_CELLS * cell as f32);
+    mark_runs(&mut marks, iw, ih, NEAR, NEAR_THIN, NEAR_LONG, widest, longest);
+    mark_runs(&mut marks, iw, ih, FAR, 0, FAR_LONG, widest, longest);
+    let mut counts = vec![0u32; w * h];
+    let stroke = |m: u8| m & (NEAR | NEAR_THIN | NEAR_LONG | FAR_LONG) == NEAR | NEAR_THIN;
+    for (k, _) in marks.iter().enumerate().filter(|(_, m)| stroke(**m)) {
+        counts[(k / iw) / cell as usize * w + (k % iw) / cell as usize] += 1;
+    }
+    let area = |i: usize| {
+        let (x0, y0) = ((i % w) as u32 * cell, (i / w) as u32 * cell);
+        ((x0 + cell).min(img.width()) - x0) * ((y0 + cell).min(img.height()) - y0)
     };
-    (0..w * h).filter(|&i| off_page[i] && !page_side[i] && holds_print(i)).count()
+    (0..w * h).filter(|&i| levels[i].is_some() && counts[i] as f32 >= PRINT_CELL * area(i) as f32).count()
+}
+
+/// Marks on a picture's pixels (`print_cells`): standing out from the near median, from the far
+/// one; lying on a run of the near ones `STROKE_CELLS` long or shorter, on one longer than
+/// `LINE_CELLS`, and on such a run of the far ones.
+const NEAR: u8 = 1;
+const FAR: u8 = 2;
+const NEAR_THIN: u8 = 4;
+const NEAR_LONG: u8 = 8;
+const FAR_LONG: u8 = 16;
+
+/// Marks `thin` on the pixels of a `w`×`h` raster marked `holds` that lie on a run of such
+/// pixels across, down or along either diagonal `widest` long or shorter, and `long` on those
+/// on one longer than `longest`: one pass in the raster's order, each line's open run kept.
+#[allow(clippy::too_many_arguments)]
+fn mark_runs(marks: &mut [u8], w: usize, h: usize, holds: u8, thin: u8, long: u8, widest: f32, longest: f32) {
+    // Each direction's step in the raster's order; its lines numbered by `line`.
+    let steps: [(isize, isize); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
+    let line = |d: usize, x: usize, y: usize| match d {
+        0 => y,
+        1 => x,
+        2 => x + h - 1 - y,
+        _ => x + y,
+    };
+    let close = |marks: &mut [u8], d: usize, (length, last): (usize, usize)| {
+        let (dx, dy) = steps[d];
+        let extent = length as f32 * if dx != 0 && dy != 0 { std::f32::consts::SQRT_2 } else { 1.0 };
+        let mark = (u8::from(extent <= widest) * thin) | (u8::from(extent > longest) * long);
+        let back = dy * w as isize + dx;
+        (0..length as isize).for_each(|k| marks[(last as isize - k * back) as usize] |= mark);
+    };
+    // Each line's open run: its length and its last pixel.
+    let mut open: Vec<Vec<(usize, usize)>> = [h, w, w + h - 1, w + h - 1].iter().map(|&n| vec![(0, 0); n]).collect();
+    for y in 0..h {
+        for x in 0..w {
+            let k = y * w + x;
+            let on = marks[k] & holds != 0;
+            for (d, runs) in open.iter_mut().enumerate() {
+                let run = &mut runs[line(d, x, y)];
+                if on {
+                    *run = (run.0 + 1, k);
+                } else if run.0 > 0 {
+                    close(marks, d, *run);
+                    *run = (0, 0);
+                }
+            }
+        }
+    }
+    for (d, runs) in open.iter().enumerate() {
+        runs.iter().filter(|r| r.0 > 0).for_each(|&r| close(marks, d, r));
+    }
 }
 
 /// The median, over the ground's cells beside the page, of the paper grid `EDGE_REACH` cells
@@ -218,8 +307,8 @@ fn neighbours(i: usize, w: usize, h: usize) -> impl Iterator<Item = usize> {
 
 fn median(values: impl Iterator<Item = f32>) -> Option<f32> {
     let mut v: Vec<f32> = values.collect();
-    v.sort_by(f32::total_cmp);
-    v.get(v.len() / 2).copied()
+    let middle = v.len() / 2;
+    (!v.is_empty()).then(|| *v.select_nth_unstable_by(middle, f32::total_cmp).1)
 }
 
 /// `cells` grown `by` cells into their 4-neighbours.
@@ -287,6 +376,29 @@ mod tests {
         }
         assert_eq!(read.get_pixel(260, 181).0[0], 40, "print stays");
         assert_eq!(read.get_pixel(260, 170).0[0], 225, "paper stays");
+    }
+
+    #[test]
+    fn pens_lying_on_the_desk_beside_the_page_are_no_print_on_it() {
+        // The leaning page with a black pen right of it, a glint along its length, and a light
+        // grey pen above it: solid, wider than any stroke, or a thin line longer than a word.
+        let img = RgbImage::from_fn(1200, 900, |x, y| {
+            let grey = match (x, y) {
+                (1110..1140, 150..650) if (1124..1127).contains(&x) => 200,
+                (1110..1140, 150..650) => 15,
+                (350..750, 30..60) => 160,
+                _ if !on_leaning_page(x, y) => desk(x, y),
+                _ if is_print(x, y, [250, 180, 950, 720]) => 40,
+                _ => 225,
+            };
+            Rgb([grey; 3])
+        });
+        let read = ground_as_paper(&img);
+        assert!(matches!(read, Cow::Owned(_)), "the page lies on a desk");
+        for (x, y) in [(10, 10), (1112, 400), (1125, 400)] {
+            let g = read.get_pixel(x, y).0[0];
+            assert!((215..=235).contains(&g), "ground at ({x}, {y}) painted {g}");
+        }
     }
 
     #[test]
