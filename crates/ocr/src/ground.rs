@@ -83,10 +83,10 @@ const PAGE_MARGIN_CELLS: usize = 2;
 
 /// Ground holding print in more cells than this (a letter or two) is no desk: a dark band of
 /// the page itself reaches the picture's edge (a full-bleed header holding its title), and
-/// painting it would cut or erase its print. Light print: 38–102 cells on puertos1
-/// photographed in eight ways (12 where a keystone's paper wedges flank its header); black
-/// print on a mid-grey header across a page's top eighth: 44; none on the other 23 pages'
-/// desks.
+/// painting it would cut or erase its print. Light print in strokes: 12–92 cells on puertos1
+/// photographed in six ways (12 where a keystone's paper wedges flank its header); black
+/// print on a mid-grey header across a page's top eighth: 106–166 on labor, 28 on
+/// lorem-ipsum; none on the other pages' desks, nor on two pens beside 12s0324.
 const MAX_PRINT_CELLS: usize = 8;
 
 /// The ground is painted this many cells into the page: the cells the page's edge crosses
