@@ -285,3 +285,34 @@ pub fn max_abs_diff(a: &[docsift_ocr::Tensor], b: &[docsift_ocr::Tensor]) -> f32
         })
         .fold(0.0, f32::max)
 }
+
+/// `picture` as an interlaced PNG (Adam7, unfiltered rows), which neither `image` nor `png`
+/// writes.
+pub fn interlaced_png(picture: &image::RgbImage) -> Vec<u8> {
+    use std::io::Write;
+    // Adam7's passes: first column and row, steps across and down (PNG specification, 8.2).
+    const ADAM7: [[u32; 4]; 7] =
+        [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
+    let (w, h) = picture.dimensions();
+    let mut raw = Vec::new();
+    for [x0, y0, dx, dy] in ADAM7.into_iter().filter(|&[x0, y0, ..]| x0 < w && y0 < h) {
+        for y in (y0..h).step_by(dy as usize) {
+            raw.push(0);
+            (x0..w).step_by(dx as usize).for_each(|x| raw.extend(picture.get_pixel(x, y).0));
+        }
+    }
+    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    let idat = zlib.write_all(&raw).and_then(|()| zlib.finish()).expect("deflated in memory");
+    let ihdr = [&w.to_be_bytes()[..], &h.to_be_bytes(), &[8, 2, 0, 0, 1]].concat();
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in [(b"IHDR", ihdr), (b"IDAT", idat), (b"IEND", Vec::new())] {
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(&data);
+        png.extend((data.len() as u32).to_be_bytes());
+        png.extend(kind);
+        png.extend(&data);
+        png.extend(crc.sum().to_be_bytes());
+    }
+    png
+}

@@ -80,7 +80,19 @@ impl<'a> ImageFile<'a> {
                     Some(image::ImageFormat::Bmp) => bmp_pixel_aspect(self.bytes),
                     _ => None,
                 };
-                let (img, orientation, broken) = upright(decoder)?;
+                // An interlaced PNG broken off is read again pass by pass (`interlaced_png`);
+                // whole, as `image` reads it, three times as fast.
+                let (img, orientation, broken) =
+                    if format == Some(image::ImageFormat::Png) && png_interlaced(self.bytes) {
+                        upright(decoder, |d| {
+                            decoded(d)
+                                .ok()
+                                .filter(|(_, broken)| broken.is_none())
+                                .map_or_else(|| interlaced_png(self.bytes), Ok)
+                        })?
+                    } else {
+                        upright(decoder, decoded)?
+                    };
                 let cut_short = (format == Some(image::ImageFormat::Jpeg) && jpeg_cut_short(self.bytes))
                     .then(|| "the JPEG ends before its picture does (the file was cut short)".to_string());
                 (img, aspect.map(|a| shown_aspect(a, orientation)), broken.or(cut_short))
@@ -215,7 +227,7 @@ pub struct DecodedPage {
 fn tiff_page(file: &[u8]) -> Result<(image::DynamicImage, Option<String>), OcrError> {
     let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file)).map_err(image_error)?;
     image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(image_error)?;
-    upright(decoder).map(|(img, _, broken)| (img, broken))
+    upright(decoder, decoded).map(|(img, _, broken)| (img, broken))
 }
 
 /// A file the decoder could not read through is malformed (cut short, corrupt); one it
@@ -240,15 +252,16 @@ fn jpeg_cut_short(bytes: &[u8]) -> bool {
 /// The decoded picture turned as its orientation tag (EXIF in a JPEG or PNG, the TIFF tag)
 /// says, as a browser or an image viewer shows it: a phone's photo of a page is stored
 /// sideways with a tag, and its boxes must match the picture the user sees. An unreadable
-/// tag leaves the picture as stored. With the picture, how it was turned, and why its data
-/// broke off where it did (see `decoded`).
-fn upright(
-    mut decoder: impl image::ImageDecoder,
+/// tag leaves the picture as stored. With the picture `decode` makes, how it was turned, and
+/// why its data broke off where it did (see `decoded`).
+fn upright<D: image::ImageDecoder>(
+    mut decoder: D,
+    decode: impl FnOnce(D) -> Result<(image::DynamicImage, Option<String>), OcrError>,
 ) -> Result<(image::DynamicImage, image::metadata::Orientation, Option<String>), OcrError> {
     let (width, height) = decoder.dimensions();
     page_within_limit(width, height)?;
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let (mut img, broken) = decoded(decoder)?;
+    let (mut img, broken) = decode(decoder)?;
     img.apply_orientation(orientation);
     Ok((img, orientation, broken))
 }
@@ -256,7 +269,8 @@ fn upright(
 /// The decoder's picture. Where its data breaks off (a file cut short by a download or a
 /// copy, a corrupt stretch), the rows it decoded before the break, the rest white, and a
 /// warning that says so: PNG, BMP and GIF decoders fill the picture's rows in order (`image`
-/// reads a TIFF page whole before it writes a row). Nothing decoded (or samples of floating
+/// reads a TIFF page whole before it writes a row; an interlaced PNG's passes are read again
+/// by `interlaced_png`). Nothing decoded (or samples of floating
 /// point, which white cannot be written into as bytes) is an error.
 fn decoded(decoder: impl image::ImageDecoder) -> Result<(image::DynamicImage, Option<String>), OcrError> {
     let (width, height) = decoder.dimensions();
@@ -275,6 +289,91 @@ fn decoded(decoder: impl image::ImageDecoder) -> Result<(image::DynamicImage, Op
     let img = picture_of(width, height, colour, bytes)
         .ok_or_else(|| OcrError::Image(format!("pixels of type {colour:?} are not read")))?;
     Ok((img, broken))
+}
+
+/// Adam7's passes over a PNG's pixels, in order: the first column and row each samples, and
+/// its steps across and down (PNG specification, 8.2).
+const ADAM7: [[u32; 4]; 7] =
+    [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
+
+/// Whether a PNG's header says its pixels are interlaced (Adam7): the signature, IHDR's length
+/// and type, then width, height, depth, colour, compression and filter before the method.
+fn png_interlaced(bytes: &[u8]) -> bool {
+    bytes.get(12..16) == Some(b"IHDR") && bytes.get(28) == Some(&1)
+}
+
+/// An interlaced PNG's picture, each pixel a pass brings spread over the pixels later passes
+/// would bring (`png::splat_interlaced_row`), as a browser shows one loading. Where the file
+/// breaks off, the picture so far is the passes before the break, whole and coarser (after the
+/// sixth pass every other row, after the fifth every other pixel of those): `image` writes
+/// each pass's pixels in place and leaves white between them, print that reads faint and dotted.
+fn interlaced_png(bytes: &[u8]) -> Result<(image::DynamicImage, Option<String>), OcrError> {
+    let corrupt = |e: png::DecodingError| match e {
+        png::DecodingError::IoError(_) | png::DecodingError::Format(_) => OcrError::Corrupt(format!("PNG: {e}")),
+        _ => OcrError::Image(format!("PNG: {e}")),
+    };
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    // Palettes, transparency and bit depths made 8-bit grey or RGB, with alpha or not; the
+    // pages are read as 8-bit RGB.
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    // The picture's own size is held to `MAX_PAGE_PIXELS` before; this bounds what its chunks
+    // may make the decoder allocate besides, as `image`'s default limit does.
+    decoder.set_limits(png::Limits { bytes: PNG_ALLOCATION_LIMIT });
+    let mut reader = decoder.read_info().map_err(corrupt)?;
+    let (width, height) = (reader.info().width, reader.info().height);
+    let (colour, samples) = match reader.output_color_type().0 {
+        png::ColorType::Grayscale => (image::ColorType::L8, 1),
+        png::ColorType::GrayscaleAlpha => (image::ColorType::La8, 2),
+        png::ColorType::Rgb | png::ColorType::Indexed => (image::ColorType::Rgb8, 3),
+        png::ColorType::Rgba => (image::ColorType::Rgba8, 4),
+    };
+    let stride = width as usize * samples;
+    let mut pixels = vec![u8::MAX; stride * height as usize];
+    let mut rows = 0;
+    let broken = loop {
+        match reader.next_interlaced_row() {
+            Ok(None) => break None,
+            Ok(Some(row)) => {
+                if let png::InterlaceInfo::Adam7(pass) = row.interlace() {
+                    png::splat_interlaced_row(&mut pixels, stride, row.data(), pass, 8 * samples as u8);
+                }
+                rows += 1;
+            }
+            Err(e) if rows > 0 => break Some(interlaced_break(width, height, rows, &e)),
+            Err(e) => return Err(corrupt(e)),
+        }
+    };
+    let img = picture_of(width, height, colour, pixels)
+        .ok_or_else(|| OcrError::Image(format!("PNG: {width}×{height} pixels of type {colour:?} do not fit")))?;
+    Ok((img, broken))
+}
+
+/// The allocation an interlaced PNG's decoder may make besides its picture's pixels, `image`'s
+/// default: text and colour profile chunks are inflated, and a few bytes could claim gigabytes.
+const PNG_ALLOCATION_LIMIT: usize = 512 << 20;
+
+/// What an interlaced picture of `width`×`height` broken off after `rows` rows of its passes
+/// shows from where: the pass it broke in, the first row that pass had not reached, and how
+/// coarse the passes before leave the picture from there.
+fn interlaced_break(width: u32, height: u32, rows: u32, e: &png::DecodingError) -> String {
+    let mut left = rows;
+    for (pass, [x0, y0, _, dy]) in ADAM7.into_iter().enumerate() {
+        let lines = if width > x0 { height.saturating_sub(y0).div_ceil(dy) } else { 0 };
+        if left < lines {
+            let from = y0 + left * dy;
+            // Each pass doubles the pixels received: after pass k, one pixel in 2^(7 - k).
+            let shown = match pass {
+                0 => "are read as blank".to_string(),
+                _ => format!("are read from one pixel in {} (the passes before)", 1u32 << (7 - pass)),
+            };
+            return format!(
+                "the interlaced picture breaks off in its pass {} of 7 ({e}): its rows from {from} on {shown}",
+                pass + 1
+            );
+        }
+        left -= lines;
+    }
+    format!("the interlaced picture breaks off after its last pass ({e})")
 }
 
 /// A picture of `colour` samples from a decoder's bytes (in native byte order).
@@ -696,6 +795,26 @@ mod tests {
         header_only.truncate(33);
         assert!(matches!(ImageFile::open(&header_only).page(0), Err(OcrError::Corrupt(_))));
         Ok(())
+    }
+
+    #[test]
+    fn an_interlaced_picture_broken_off_is_told_by_the_pass_it_broke_in() {
+        let e = png::DecodingError::IoError(std::io::ErrorKind::UnexpectedEof.into());
+        // 16×16: passes 1–3 bring 2, 2 and 2 rows, pass 4 4, pass 5 4, pass 6 8, pass 7 8.
+        let told = |rows| interlaced_break(16, 16, rows, &e);
+        assert!(told(1).contains("pass 1 of 7") && told(1).contains("rows from 8 on are read as blank"), "{}", told(1));
+        assert!(
+            told(6).contains("pass 4 of 7") && told(6).contains("from 0 on") && told(6).contains("one pixel in 16")
+        );
+        assert!(
+            told(15).contains("pass 6 of 7") && told(15).contains("from 2 on") && told(15).contains("one pixel in 4")
+        );
+        assert!(
+            told(23).contains("pass 7 of 7") && told(23).contains("from 3 on") && told(23).contains("one pixel in 2")
+        );
+        // A picture one pixel wide has no second, fourth or sixth pass.
+        assert!(interlaced_break(1, 16, 5, &e).contains("pass 5 of 7"), "{}", interlaced_break(1, 16, 5, &e));
+        assert!(!png_interlaced(&encode_png(&RgbImage::new(2, 2)).unwrap_or_default()));
     }
 
     #[test]
