@@ -2256,3 +2256,21 @@ fn scans_saved_interlaced_and_cut_short_read_from_the_passes_they_hold() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+/// phototest.tif keeps its directory before its one uncompressed strip, as Pillow and some
+/// scanners write TIFFs: cut short (a download broken off), the page was an error, now it is
+/// read as far as its rows go. Cut to 70% of its bytes (334 of 480 rows) it reads its first
+/// seven lines as the whole file does; a line the cut runs through reads as what is left of it.
+#[test]
+fn a_tiff_cut_short_after_its_directory_reads_the_lines_before_the_cut() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let bytes = std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("phototest.tif");
+    let read = |bytes: &[u8]| docsift::extract_until(bytes, &opts(&models, OcrMode::Auto), &|_| {}, &|| true);
+    let whole = read(&bytes).expect("phototest.tif");
+    let cut = read(&bytes[..bytes.len() * 7 / 10]).expect("phototest.tif cut short");
+    assert_ocr_boxes(&cut, "phototest.tif cut short");
+    let first_lines = whole.pages[0].text.lines().take(7).collect::<Vec<_>>().join("\n");
+    assert_eq!(cut.pages[0].text, first_lines);
+    let warnings = &cut.pages[0].warnings;
+    assert!(warnings.iter().any(|w| w.message.contains("breaks off after 334 of its 480 rows")), "{warnings:?}");
+}

@@ -14,7 +14,8 @@ use crate::OcrError;
 use crate::det::Area;
 use crate::jpeg2000::{decode_jpeg2000, is_jpeg2000, jp2_pixel_aspect};
 use crate::tiff_file::{
-    TiffLayout, TiffPage, decode_refused, exif_pixel_aspect, single_page_tiff, tiff_pages, tiff_pixel_aspect,
+    TiffLayout, TiffPage, decode_refused, exif_pixel_aspect, page_before_the_cut, single_page_tiff, tiff_pages,
+    tiff_pixel_aspect,
 };
 
 /// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
@@ -105,9 +106,11 @@ impl<'a> ImageFile<'a> {
                 let aspect = tiff_pixel_aspect(&file);
                 match tiff_page(&file) {
                     Ok((img, broken)) => (img, aspect, broken),
-                    // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode.
+                    // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode, and
+                    // pages whose file ends among their strips.
                     Err(e) => {
-                        let (img, warning) = decode_refused(file).unwrap_or(Err(e))?;
+                        let (img, warning) =
+                            decode_refused(file.clone()).or_else(|| page_before_the_cut(&file)).unwrap_or(Err(e))?;
                         (img, aspect, warning)
                     }
                 }
@@ -224,7 +227,7 @@ pub struct DecodedPage {
 }
 
 /// A single-page TIFF decoded by `image`.
-fn tiff_page(file: &[u8]) -> Result<(image::DynamicImage, Option<String>), OcrError> {
+pub(crate) fn tiff_page(file: &[u8]) -> Result<(image::DynamicImage, Option<String>), OcrError> {
     let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file)).map_err(image_error)?;
     image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(image_error)?;
     upright(decoder, decoded).map(|(img, _, broken)| (img, broken))

@@ -132,6 +132,57 @@ impl TiffLayout {
         Some((entry + 4 + self.offset_size(), if short { 2 } else { 4 }))
     }
 
+    /// The entry for `tag` among a directory's `entries`: where it lies, its values' size, how
+    /// many it has, and where its value field lies.
+    fn values_of(self, file: &[u8], entries: std::ops::Range<usize>, tag: u64) -> Option<(usize, u64, u64, usize)> {
+        let entry = self.entry(file, entries, tag)?;
+        let value_size = match self.number(file, entry + 2, 2)? {
+            3 => 2,
+            4 => 4,
+            16 => 8,
+            _ => return None,
+        };
+        let count = self.number(file, entry + 4, self.offset_size())?;
+        Some((entry, value_size, count, entry + 4 + self.offset_size()))
+    }
+
+    /// Sets value `index` of the entry for `tag` (SHORT, LONG or LONG8 values), in its field
+    /// where they fit it, else where the field points.
+    fn set_value(
+        self,
+        file: &mut [u8],
+        entries: std::ops::Range<usize>,
+        tag: u64,
+        index: usize,
+        value: u64,
+    ) -> Option<()> {
+        let (_, value_size, count, field) = self.values_of(file, entries, tag)?;
+        let values = if count.checked_mul(value_size)? <= self.offset_size() as u64 {
+            field
+        } else {
+            usize::try_from(self.number(file, field, self.offset_size())?).ok()?
+        };
+        let at = values.checked_add(index.checked_mul(value_size as usize)?)?;
+        self.write(file, at, value_size as usize, value)
+    }
+
+    /// The entry for `tag` among a directory's `entries` cut to its first `count` values: where
+    /// they fit the value field once fewer (TIFF keeps values of up to a field's size in it), they
+    /// are moved there from where the field pointed.
+    fn shorten(self, file: &mut [u8], entries: std::ops::Range<usize>, tag: u64, count: u64) -> Option<()> {
+        let (entry, value_size, was, field) = self.values_of(file, entries, tag)?;
+        let (was_bytes, bytes) = (was.checked_mul(value_size)?, count.checked_mul(value_size)?);
+        let field_size = self.offset_size() as u64;
+        if was_bytes > field_size && bytes <= field_size {
+            let at = usize::try_from(self.number(file, field, self.offset_size())?).ok()?;
+            let values = file.get(at..at.checked_add(bytes as usize)?)?.to_vec();
+            let field = file.get_mut(field..field + self.offset_size())?;
+            field.fill(0);
+            field[..values.len()].copy_from_slice(&values);
+        }
+        self.write(file, entry + 4, self.offset_size(), count)
+    }
+
     /// The first RATIONAL of the entry for `tag` among a directory's `entries`, where its type
     /// says so: in BigTIFF it fits the value field, in TIFF 6.0 the field points at it.
     fn rational(self, bytes: &[u8], entries: std::ops::Range<usize>, tag: u64) -> Option<f32> {
@@ -236,6 +287,84 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<(DynamicImage, 
             image.apply_orientation(orientation);
         }
         (image, warning)
+    }))
+}
+
+/// A single-page TIFF whose strips stop short of its page, the file cut after its directory (a
+/// writer that puts each page's directory before its strips, as tesseract's phototest.tif and
+/// Pillow have it) -> the page as far as its leading whole strips go, and the whole rows of the
+/// next where its strips are stored uncompressed, the rest white, with a warning that says so.
+/// The directory is rewritten to those rows and strips, so that `image` decodes them with every
+/// compression, predictor and colour it reads. `None` where every strip is there, or no row, or
+/// the page is tiled or its planes stored apart.
+pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, Option<String>), OcrError>> {
+    let layout = TiffLayout::of(file)?;
+    let directory = usize::try_from(layout.number(file, layout.first_link(), layout.offset_size())?).ok()?;
+    let entries = layout.entry_range(file, directory)?;
+    let mut decoder = Decoder::new(Cursor::new(file)).ok()?;
+    let (width, height) = decoder.dimensions().ok()?;
+    // The white page the rows are laid on is as large as the directory says.
+    if let Err(e) = page_within_limit(width, height) {
+        return Some(Err(e));
+    }
+    let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
+    if tag(Tag::TileWidth).is_some() || tag(Tag::PlanarConfiguration).unwrap_or(1) != 1 {
+        return None;
+    }
+    let rows_per_strip = u64::from(tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height.max(1)));
+    let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
+    let uncompressed = tag(Tag::Compression).unwrap_or(1) == 1;
+    let samples = u64::from(tag(Tag::SamplesPerPixel).unwrap_or(1));
+    let mut list = |t: Tag| decoder.get_tag(t).and_then(|v| v.into_u64_vec()).ok();
+    let (offsets, counts, bits) = (list(Tag::StripOffsets)?, list(Tag::StripByteCounts)?, list(Tag::BitsPerSample)?);
+    let pixel_bits = if bits.len() == 1 { bits[0].saturating_mul(samples) } else { bits.iter().sum() };
+    let row_bytes = u64::from(width).saturating_mul(pixel_bits).div_ceil(8).max(1);
+    let whole = offsets
+        .iter()
+        .zip(&counts)
+        .take_while(|&(&at, &n)| at.checked_add(n).is_some_and(|end| end <= file.len() as u64))
+        .count();
+    if whole == offsets.len() {
+        return None;
+    }
+    // Raw rows are whole where their bytes are.
+    let rows_of_next = match offsets.get(whole) {
+        Some(&at) if uncompressed => ((file.len() as u64).saturating_sub(at) / row_bytes).min(rows_per_strip - 1),
+        _ => 0,
+    };
+    let kept = whole + usize::from(rows_of_next > 0);
+    let rows = u32::try_from((whole as u64 * rows_per_strip + rows_of_next).min(height.into())).ok()?;
+    if rows == 0 {
+        return None;
+    }
+    let mut cut = file.to_vec();
+    let (at, size) = layout.small_value(&cut, entries.clone(), u64::from(Tag::ImageLength.to_u16()))?;
+    layout.write(&mut cut, at, size, rows.into())?;
+    let [strip_offsets, strip_counts] = [Tag::StripOffsets, Tag::StripByteCounts].map(|t| u64::from(t.to_u16()));
+    layout.shorten(&mut cut, entries.clone(), strip_offsets, kept as u64)?;
+    layout.shorten(&mut cut, entries.clone(), strip_counts, kept as u64)?;
+    if rows_of_next > 0 {
+        layout.set_value(&mut cut, entries.clone(), strip_counts, whole, rows_of_next * row_bytes)?;
+    }
+    // Turned once the page is whole: the rows kept are the stored page's top.
+    if let Some((at, size)) = layout.small_value(&cut, entries, u64::from(Tag::Orientation.to_u16())) {
+        layout.write(&mut cut, at, size, 1)?;
+    }
+    let warning = format!(
+        "the TIFF page breaks off after {rows} of its {height} rows (the file ends before its strip {} of {} does): \
+         the rest of it is read as blank",
+        whole + 1,
+        offsets.len()
+    );
+    Some(crate::raster::tiff_page(&cut).map(|(top, _)| {
+        let top = top.to_rgba8();
+        let mut page = image::RgbaImage::from_pixel(top.width(), height, image::Rgba([u8::MAX; 4]));
+        image::imageops::replace(&mut page, &top, 0, 0);
+        let mut page = DynamicImage::ImageRgba8(page);
+        if let Some(orientation) = orientation {
+            page.apply_orientation(orientation);
+        }
+        (page, Some(warning))
     }))
 }
 
@@ -1019,6 +1148,75 @@ pub(crate) mod tests {
 
     fn read(file: &[u8]) -> Result<DecodedPage, OcrError> {
         ImageFile::open(file).page(0)
+    }
+
+    #[test]
+    fn a_page_cut_short_after_its_directory_keeps_its_whole_strips() -> Result<(), OcrError> {
+        // 4×6 grey, two rows a strip, each row one shade; plain and LZW-coded strips.
+        let shade = |y: u8| 10 * y + 5;
+        let strip = |s: u8| (2 * s..2 * s + 2).flat_map(|y| [shade(y); 4]).collect::<Vec<u8>>();
+        let lzw = |s: u8| weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8).encode(&strip(s));
+        let fields = |compression: u16, orientation: u16| {
+            let mut fields = vec![
+                (256, Field::Short(vec![4])),
+                (257, Field::Short(vec![6])),
+                (258, Field::Short(vec![8])),
+                (259, Field::Short(vec![compression])),
+                (262, Field::Short(vec![1])),
+                (274, Field::Short(vec![orientation])),
+                (277, Field::Short(vec![1])),
+                (278, Field::Short(vec![2])),
+            ];
+            fields.sort_by_key(|(t, _)| *t);
+            fields
+        };
+        let rows =
+            |page: &DecodedPage| page.image.rows().map(|r| r.map(|p| p.0[0]).collect::<Vec<_>>()).collect::<Vec<_>>();
+        let white = vec![255; 4];
+        for compression in [1, 5] {
+            let coded: Vec<Vec<u8>> = (0..3)
+                .map(|s| if compression == 1 { Ok(strip(s)) } else { lzw(s) })
+                .collect::<Result<_, _>>()
+                .map_err(|e| OcrError::Image(e.to_string()))?;
+            let page = read(&tiff_with(&fields(compression, 1), &[Some(&coded[0]), Some(&coded[1]), None]))?;
+            let want = [0, 1, 2, 3].map(|y| vec![shade(y); 4]).into_iter().chain([white.clone(), white.clone()]);
+            assert_eq!(rows(&page), want.collect::<Vec<_>>(), "compression {compression}");
+            let warning = page.warning.unwrap_or_default();
+            assert!(
+                warning.contains("after 4 of its 6 rows (the file ends before its strip 3 of 3 does)"),
+                "{warning}"
+            );
+            // One strip left: its offset and count now fit their entries' fields.
+            let page = read(&tiff_with(&fields(compression, 1), &[Some(&coded[0]), None, None]))?;
+            assert_eq!(rows(&page)[1..3], [vec![shade(1); 4], white.clone()], "compression {compression}");
+            assert!(page.warning.is_some_and(|w| w.contains("its strip 2 of 3")));
+        }
+        // Turned upside down as tagged once whole: the stored top is the shown bottom.
+        let page = read(&tiff_with(&fields(1, 3), &[Some(&strip(0)), None, None]))?;
+        assert_eq!(rows(&page)[4..], [vec![shade(1); 4], vec![shade(0); 4]]);
+        assert_eq!(rows(&page)[0], white);
+        // Nothing before the cut: still an error.
+        assert!(read(&tiff_with(&fields(1, 1), &[None, None, None])).is_err());
+        // One raw strip after the directory, the file ending inside its fourth row: the three
+        // whole rows are read.
+        let mut one_strip = fields(1, 1);
+        one_strip.retain(|(t, _)| *t != 278);
+        let mut file = tiff_with(&one_strip, &[None]);
+        let (layout, strip_at) = (TiffLayout::of(&file).ok_or(OcrError::Image("layout".into()))?, file.len());
+        let entries = layout.entry_range(&file, u32::from_le_bytes([file[4], file[5], file[6], file[7]]) as usize);
+        for (t, value) in [(273, strip_at as u64), (279, 24)] {
+            layout
+                .set_value(&mut file, entries.clone().unwrap_or_default(), t, 0, value)
+                .ok_or(OcrError::Image("set".into()))?;
+        }
+        file.extend((0..6).flat_map(|y| [shade(y); 4]));
+        file.truncate(strip_at + 3 * 4 + 2);
+        let page = read(&file)?;
+        assert_eq!(rows(&page)[2..4], [vec![shade(2); 4], white.clone()]);
+        assert!(
+            page.warning.is_some_and(|w| w.contains("after 3 of its 6 rows (the file ends before its strip 1 of 1"))
+        );
+        Ok(())
     }
 
     #[test]
