@@ -81,19 +81,12 @@ impl<'a> ImageFile<'a> {
                     Some(image::ImageFormat::Bmp) => bmp_pixel_aspect(self.bytes),
                     _ => None,
                 };
-                // An interlaced PNG broken off is read again pass by pass (`interlaced_png`);
-                // whole, as `image` reads it, three times as fast.
-                let (img, orientation, broken) =
-                    if format == Some(image::ImageFormat::Png) && png_interlaced(self.bytes) {
-                        upright(decoder, |d| {
-                            decoded(d)
-                                .ok()
-                                .filter(|(_, broken)| broken.is_none())
-                                .map_or_else(|| interlaced_png(self.bytes), Ok)
-                        })?
-                    } else {
-                        upright(decoder, decoded)?
-                    };
+                // An interlaced PNG or GIF broken off is read again pass by pass; whole, as
+                // `image` reads it, three times as fast.
+                let (img, orientation, broken) = upright(decoder, |d| match decoded(d) {
+                    Ok((img, None)) => Ok((img, None)),
+                    broken => in_passes(format, self.bytes).unwrap_or(broken),
+                })?;
                 let cut_short = (format == Some(image::ImageFormat::Jpeg) && jpeg_cut_short(self.bytes))
                     .then(|| "the JPEG ends before its picture does (the file was cut short)".to_string());
                 (img, aspect.map(|a| shown_aspect(a, orientation)), broken.or(cut_short))
@@ -272,9 +265,9 @@ fn upright<D: image::ImageDecoder>(
 /// The decoder's picture. Where its data breaks off (a file cut short by a download or a
 /// copy, a corrupt stretch), the rows it decoded before the break, the rest white, and a
 /// warning that says so: PNG, BMP and GIF decoders fill the picture's rows in order (`image`
-/// reads a TIFF page whole before it writes a row; an interlaced PNG's passes are read again
-/// by `interlaced_png`). Nothing decoded (or samples of floating
-/// point, which white cannot be written into as bytes) is an error.
+/// reads a TIFF page whole before it writes a row; an interlaced PNG's or GIF's passes are read
+/// again, `in_passes`). Nothing decoded (or samples of floating point, which white cannot be
+/// written into as bytes) is an error.
 fn decoded(decoder: impl image::ImageDecoder) -> Result<(image::DynamicImage, Option<String>), OcrError> {
     let (width, height) = decoder.dimensions();
     let colour = decoder.color_type();
@@ -303,6 +296,19 @@ const ADAM7: [[u32; 4]; 7] =
 /// and type, then width, height, depth, colour, compression and filter before the method.
 fn png_interlaced(bytes: &[u8]) -> bool {
     bytes.get(12..16) == Some(b"IHDR") && bytes.get(28) == Some(&1)
+}
+
+/// An interlaced PNG's or GIF's picture read pass by pass (`interlaced_png`, `interlaced_gif`);
+/// `None` for other pictures.
+fn in_passes(
+    format: Option<image::ImageFormat>,
+    bytes: &[u8],
+) -> Option<Result<(image::DynamicImage, Option<String>), OcrError>> {
+    match format? {
+        image::ImageFormat::Png => png_interlaced(bytes).then(|| interlaced_png(bytes)),
+        image::ImageFormat::Gif => interlaced_gif(bytes),
+        _ => None,
+    }
 }
 
 /// An interlaced PNG's picture, each pixel a pass brings spread over the pixels later passes
@@ -355,7 +361,7 @@ fn interlaced_png(bytes: &[u8]) -> Result<(image::DynamicImage, Option<String>),
 /// default: text and colour profile chunks are inflated, and a few bytes could claim gigabytes.
 const PNG_ALLOCATION_LIMIT: usize = 512 << 20;
 
-/// What an interlaced picture of `width`×`height` broken off after `rows` rows of its passes
+/// What an interlaced PNG of `width`×`height` broken off after `rows` rows of its passes
 /// shows from where: the pass it broke in, the first row that pass had not reached, and how
 /// coarse the passes before leave the picture from there.
 fn interlaced_break(width: u32, height: u32, rows: u32, e: &png::DecodingError) -> String {
@@ -363,20 +369,76 @@ fn interlaced_break(width: u32, height: u32, rows: u32, e: &png::DecodingError) 
     for (pass, [x0, y0, _, dy]) in ADAM7.into_iter().enumerate() {
         let lines = if width > x0 { height.saturating_sub(y0).div_ceil(dy) } else { 0 };
         if left < lines {
-            let from = y0 + left * dy;
             // Each pass doubles the pixels received: after pass k, one pixel in 2^(7 - k).
-            let shown = match pass {
-                0 => "are read as blank".to_string(),
-                _ => format!("are read from one pixel in {} (the passes before)", 1u32 << (7 - pass)),
-            };
-            return format!(
-                "the interlaced picture breaks off in its pass {} of 7 ({e}): its rows from {from} on {shown}",
-                pass + 1
-            );
+            let coarse = (pass > 0).then(|| format!("one pixel in {}", 1u32 << (7 - pass)));
+            return pass_break(pass, ADAM7.len(), y0 + left * dy, coarse, e);
         }
         left -= lines;
     }
     format!("the interlaced picture breaks off after its last pass ({e})")
+}
+
+/// The warning for an interlaced picture broken off in its `pass` (0-based) of `passes`: its
+/// rows from `from` on are read from what the passes before brought (`coarse`), or blank.
+fn pass_break(pass: usize, passes: usize, from: u32, coarse: Option<String>, e: &dyn std::fmt::Display) -> String {
+    let shown = coarse.map_or("are read as blank".to_string(), |c| format!("are read from {c} (the passes before)"));
+    format!(
+        "the interlaced picture breaks off in its pass {} of {passes} ({e}): its rows from {from} on {shown}",
+        pass + 1
+    )
+}
+
+/// GIF's interlaced passes: the first row each brings, and its step down (GIF89a, appendix E).
+const GIF_PASSES: [u32; 4] = [0, 4, 2, 1];
+
+/// An interlaced GIF's first frame laid on its screen (transparent around it, as `image` lays
+/// it), each row a pass brings repeated down over the rows later passes would bring; `None`
+/// where the frame is not interlaced. Broken off, its rows keep the passes before the break
+/// (after the first every eighth row, after the third every other): `image` writes each row
+/// in place and leaves white between them.
+fn interlaced_gif(bytes: &[u8]) -> Option<Result<(image::DynamicImage, Option<String>), OcrError>> {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options.read_info(std::io::Cursor::new(bytes)).ok()?;
+    let (width, height) = (u32::from(decoder.width()), u32::from(decoder.height()));
+    let frame = decoder.next_frame_info().ok()??;
+    if !frame.interlaced {
+        return None;
+    }
+    let [left, top, frame_width, frame_height] = [frame.left, frame.top, frame.width, frame.height].map(u32::from);
+    let mut screen = image::RgbaImage::new(width, height);
+    let mut row = vec![0; decoder.line_length()];
+    let mut rows = 0;
+    let mut broken = None;
+    'passes: for (pass, first) in GIF_PASSES.into_iter().enumerate() {
+        // Each pass halves the step of the one before; the first two step by 8.
+        let step = 8 >> pass.saturating_sub(1);
+        for y in (first..frame_height).step_by(step) {
+            match decoder.fill_buffer(&mut row) {
+                Ok(true) => {}
+                end => {
+                    let e = end.map_or_else(|e| e.to_string(), |_| "its data ends".to_string());
+                    let coarse = (pass > 0).then(|| format!("one row in {}", 8 >> (pass - 1)));
+                    broken = Some(pass_break(pass, GIF_PASSES.len(), top + y, coarse, &e));
+                    break 'passes;
+                }
+            }
+            rows += 1;
+            // Down to the next row an earlier or this pass brings, within the frame and screen.
+            let repeat = if pass == 0 { 8 } else { step as u32 - first };
+            let across = frame_width.min(width.saturating_sub(left)) as usize * 4;
+            for y in (top + y..top + (y + repeat).min(frame_height)).filter(|&y| y < height) {
+                let at = (y as usize * width as usize + left as usize) * 4;
+                if let Some(to) = screen.get_mut(at..at + across) {
+                    to.copy_from_slice(&row[..across]);
+                }
+            }
+        }
+    }
+    if rows == 0 {
+        return Some(Err(OcrError::Corrupt("GIF: the picture breaks off before its first row".into())));
+    }
+    Some(Ok((image::DynamicImage::ImageRgba8(screen), broken)))
 }
 
 /// A picture of `colour` samples from a decoder's bytes (in native byte order).
@@ -818,6 +880,55 @@ mod tests {
         // A picture one pixel wide has no second, fourth or sixth pass.
         assert!(interlaced_break(1, 16, 5, &e).contains("pass 5 of 7"), "{}", interlaced_break(1, 16, 5, &e));
         assert!(!png_interlaced(&encode_png(&RgbImage::new(2, 2)).unwrap_or_default()));
+    }
+
+    /// The picture of `rows_cut_short` in 64 colours as an interlaced GIF, its rows stored in
+    /// the passes' order.
+    fn interlaced_gif_of(picture: &RgbImage) -> Result<(RgbImage, Vec<u8>), OcrError> {
+        let err = |e: &dyn std::fmt::Display| OcrError::Image(e.to_string());
+        let palette: Vec<u8> = (0..64u8).flat_map(|i| [i * 4, 255 - i * 4, (i % 8) * 32]).collect();
+        let (w, h) = picture.dimensions();
+        let index = |x: u32, y: u32| (picture.get_pixel(x, y).0[0] / 4 + x as u8) % 64;
+        let shown = RgbImage::from_fn(w, h, |x, y| {
+            let i = usize::from(index(x, y)) * 3;
+            image::Rgb([palette[i], palette[i + 1], palette[i + 2]])
+        });
+        let order = GIF_PASSES
+            .into_iter()
+            .enumerate()
+            .flat_map(|(pass, first)| (first..h).step_by(8 >> pass.saturating_sub(1)));
+        let pixels: Vec<u8> = order.flat_map(|y| (0..w).map(move |x| index(x, y))).collect();
+        let mut frame = gif::Frame::from_palette_pixels(w as u16, h as u16, pixels, palette.clone(), None);
+        frame.interlaced = true;
+        let mut out = Vec::new();
+        let mut encoder = gif::Encoder::new(&mut out, w as u16, h as u16, &[]).map_err(|e| err(&e))?;
+        encoder.write_frame(&frame).map_err(|e| err(&e))?;
+        drop(encoder);
+        Ok((shown, out))
+    }
+
+    #[test]
+    fn an_interlaced_gif_cut_short_keeps_its_earlier_passes_whole() -> Result<(), OcrError> {
+        let (picture, _) = rows_cut_short(image::ImageFormat::Png, 1.0)?;
+        let (shown, gif) = interlaced_gif_of(&picture)?;
+        let page = ImageFile::open(&gif).page(0)?;
+        assert!(page.image == shown && page.warning.is_none(), "{:?}", page.warning);
+        for (keep, pass, step) in [(0.4, 2, 8), (0.6, 3, 4), (0.85, 4, 2)] {
+            let page = ImageFile::open(&gif[..(gif.len() as f32 * keep) as usize]).page(0)?;
+            let warning = page.warning.unwrap_or_default();
+            assert!(warning.contains(&format!("pass {pass} of 4")), "{keep}: {warning}");
+            assert!(warning.contains(&format!("one row in {step}")), "{keep}: {warning}");
+            let from: u32 =
+                warning.split("rows from ").nth(1).and_then(|w| w.split(' ').next()?.parse().ok()).unwrap_or(0);
+            // Below the break each row is the last an earlier pass brought.
+            for y in from..200 {
+                assert!(
+                    (0..200).all(|x| page.image.get_pixel(x, y) == shown.get_pixel(x, y & !(step - 1))),
+                    "{keep}: row {y}"
+                );
+            }
+        }
+        Ok(())
     }
 
     #[test]
