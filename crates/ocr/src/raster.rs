@@ -103,7 +103,7 @@ impl<'a> ImageFile<'a> {
                     // pages whose file ends among their strips.
                     Err(e) => {
                         let (img, warning) =
-                            decode_refused(file.clone()).or_else(|| page_before_the_cut(&file)).unwrap_or(Err(e))?;
+                            decode_refused(&file).or_else(|| page_before_the_cut(&file)).unwrap_or(Err(e))?;
                         (img, aspect, warning)
                     }
                 }

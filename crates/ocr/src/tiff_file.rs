@@ -196,6 +196,12 @@ impl TiffLayout {
         (d > 0).then(|| n as f32 / d as f32)
     }
 
+    /// The byte range of the entries of the file's first directory, if it lies in the file.
+    fn first_entries(self, bytes: &[u8]) -> Option<std::ops::Range<usize>> {
+        let directory = usize::try_from(self.number(bytes, self.first_link(), self.offset_size())?).ok()?;
+        self.entry_range(bytes, directory)
+    }
+
     /// The byte range of the entries of the directory at `directory`, if its count is readable.
     fn entry_range(self, bytes: &[u8], directory: usize) -> Option<std::ops::Range<usize>> {
         let (count_size, entry_size) = self.entries();
@@ -253,30 +259,30 @@ pub(crate) fn single_page_tiff(bytes: &[u8], layout: TiffLayout, page: TiffPage)
 /// A single-page TIFF (`single_page_tiff`) that `image` refused -> its picture, turned as its
 /// orientation tag says, and what of it could not be decoded; `None` when the page is not
 /// one of the kinds read here.
-pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<(DynamicImage, Option<String>), OcrError>> {
-    let layout = TiffLayout::of(&file)?;
-    let mut decoder = Decoder::new(Cursor::new(&file[..])).ok()?;
+pub(crate) fn decode_refused(file: &[u8]) -> Option<Result<(DynamicImage, Option<String>), OcrError>> {
+    let layout = TiffLayout::of(file)?;
+    let mut decoder = Decoder::new(Cursor::new(file)).ok()?;
     let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
     let compression = tag(Tag::Compression).unwrap_or(1);
     let photometric = tag(Tag::PhotometricInterpretation)?;
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
     let page = match (compression, photometric) {
-        (2 | 3, 0 | 1) => fax_page(&file, &mut decoder),
+        (2 | 3, 0 | 1) => fax_page(file, &mut decoder),
         (_, PALETTE) => {
             let colormap = decoder.get_tag_u16_vec(Tag::ColorMap).map_err(tiff_error);
-            match (colormap, tagged_photometric(&mut file, layout, BLACK_IS_ZERO)) {
-                (Ok(colormap), Some(())) => palette_page(&file, &colormap),
+            match (colormap, tagged_photometric(file, layout, BLACK_IS_ZERO)) {
+                (Ok(colormap), Some(grey)) => palette_page(&grey, &colormap),
                 (Err(e), _) => Err(e),
                 (_, None) => Err(OcrError::Image("TIFF palette: its colour interpretation is unreadable".into())),
             }
         }
-        (6, _) => old_jpeg_page(&file, &mut decoder),
-        (_, YCBCR) => ycbcr_page(&file, &mut decoder),
+        (6, _) => old_jpeg_page(file, &mut decoder),
+        (_, YCBCR) => ycbcr_page(file, &mut decoder),
         (_, CIELAB | ICCLAB) => {
             // Read as the grey or RGB samples they are stored as, then converted.
             let colour = tag(Tag::SamplesPerPixel).unwrap_or(1) >= 3;
-            match tagged_photometric(&mut file, layout, if colour { RGB } else { BLACK_IS_ZERO }) {
-                Some(()) => lab_page(&file, photometric == ICCLAB),
+            match tagged_photometric(file, layout, if colour { RGB } else { BLACK_IS_ZERO }) {
+                Some(samples) => lab_page(&samples, photometric == ICCLAB),
                 None => Err(OcrError::Image("TIFF L*a*b*: its colour interpretation is unreadable".into())),
             }
         }
@@ -299,8 +305,7 @@ pub(crate) fn decode_refused(mut file: Vec<u8>) -> Option<Result<(DynamicImage, 
 /// the page is tiled or its planes stored apart.
 pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, Option<String>), OcrError>> {
     let layout = TiffLayout::of(file)?;
-    let directory = usize::try_from(layout.number(file, layout.first_link(), layout.offset_size())?).ok()?;
-    let entries = layout.entry_range(file, directory)?;
+    let entries = layout.first_entries(file)?;
     let mut decoder = Decoder::new(Cursor::new(file)).ok()?;
     let (width, height) = decoder.dimensions().ok()?;
     // The white page the rows are laid on is as large as the directory says.
@@ -389,20 +394,19 @@ pub(crate) fn tiff_pixel_aspect(file: &[u8]) -> Option<f32> {
 /// a JPEG's APP1 segment holds them): its XResolution over its YResolution.
 pub(crate) fn exif_pixel_aspect(exif: &[u8]) -> Option<f32> {
     let layout = TiffLayout::of(exif)?;
-    let directory = usize::try_from(layout.number(exif, layout.first_link(), layout.offset_size())?).ok()?;
-    let entries = layout.entry_range(exif, directory)?;
+    let entries = layout.first_entries(exif)?;
     let resolution = |tag: Tag| layout.rational(exif, entries.clone(), u64::from(tag.to_u16()));
     aspect_of_densities(resolution(Tag::XResolution)?, resolution(Tag::YResolution)?)
 }
 
-/// The first page's photometric tag set to `value`: a palette page's indices then decode as
-/// grey samples, an L*a*b* page's as grey or RGB ones, which `tiff` reads with every
-/// compression and predictor.
-fn tagged_photometric(file: &mut [u8], layout: TiffLayout, value: u32) -> Option<()> {
-    let directory = usize::try_from(layout.number(file, layout.first_link(), layout.offset_size())?).ok()?;
-    let entries = layout.entry_range(file, directory)?;
-    let (at, size) = layout.small_value(file, entries, PHOTOMETRIC)?;
-    layout.write(file, at, size, value.into())
+/// A copy of the file with its first page's photometric tag set to `value`: a palette page's
+/// indices then decode as grey samples, an L*a*b* page's as grey or RGB ones, which `tiff`
+/// reads with every compression and predictor.
+fn tagged_photometric(file: &[u8], layout: TiffLayout, value: u32) -> Option<Vec<u8>> {
+    let (at, size) = layout.small_value(file, layout.first_entries(file)?, PHOTOMETRIC)?;
+    let mut copy = file.to_vec();
+    layout.write(&mut copy, at, size, value.into())?;
+    Some(copy)
 }
 
 fn tiff_error(e: tiff::TiffError) -> OcrError {
