@@ -2259,7 +2259,8 @@ fn scans_saved_interlaced_and_cut_short_read_from_the_passes_they_hold() {
 /// phototest.tif keeps its directory before its one uncompressed strip, as Pillow and some
 /// scanners write TIFFs: cut short (a download broken off), the page was an error, now it is
 /// read as far as its rows go. Cut to 70% of its bytes (334 of 480 rows) it reads its first
-/// seven lines as the whole file does; a line the cut runs through reads as what is left of it.
+/// seven lines as the whole file does (no line is cut there; one cut through is left out:
+/// `a_line_a_scan_breaks_off_in_is_left_out_not_misread`).
 #[test]
 fn a_tiff_cut_short_after_its_directory_reads_the_lines_before_the_cut() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -2273,4 +2274,44 @@ fn a_tiff_cut_short_after_its_directory_reads_the_lines_before_the_cut() {
     assert_eq!(cut.pages[0].text, first_lines);
     let warnings = &cut.pages[0].warnings;
     assert!(warnings.iter().any(|w| w.message.contains("breaks off after 334 of its 480 rows")), "{warnings:?}");
+}
+/// A scan cut short (a download broken off) through a line of print: the line held only the
+/// part of its letters before the break and read as other words ("amectinnad her until he
+/// lonrnerd the"); it is left out, with a warning. Words read on the cut page that the whole
+/// page does not hold, before → after: the UNLV page as a PNG cut to 30/45/60% of its bytes
+/// 7/8/10 → 2/1/3, as a JPEG cut to half 11 → 2; phototest.tif (raw strips) cut to 30% 6 → 0
+/// ("n^r ^ode and eee if it nrke an all t/nee"). What is left on the UNLV page is read so
+/// whole or cut alike, the page's lines grouped otherwise ("HE", a drop capital's "C").
+#[test]
+fn a_line_a_scan_breaks_off_in_is_left_out_not_misread() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let read = |bytes: &[u8]| docsift::extract_until(bytes, &opts(&models, OcrMode::Auto), &|_| {}, &|| true);
+    let words = |doc: &Document| doc.pages[0].text.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let unlv = std::fs::read(corpus.join("ocr/tesseract-test/testing/8071_093.3B.tif")).expect("UNLV scan");
+    let picture = docsift_ocr::decode_image(&unlv).expect("UNLV scan");
+    let png = docsift_ocr::encode_png(&picture).expect("PNG");
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&picture).expect("JPEG");
+    let phototest = std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("phototest.tif");
+    let mut failures = Vec::new();
+    for (what, file, keep, bar) in [
+        ("UNLV PNG", &png, 0.3, 3),
+        ("UNLV PNG", &png, 0.45, 3),
+        ("UNLV PNG", &png, 0.6, 3),
+        ("UNLV JPEG", &jpeg, 0.5, 3),
+        ("phototest.tif", &phototest, 0.3, 0),
+    ] {
+        let whole = words(&read(file).expect(what));
+        let doc = read(&file[..(file.len() as f64 * keep) as usize]).expect(what);
+        assert_ocr_boxes(&doc, what);
+        let strange: Vec<String> = words(&doc).into_iter().filter(|w| !whole.contains(w)).collect();
+        println!("{what} cut to {keep}: {} words not on the whole page: {strange:?}", strange.len());
+        if strange.len() > bar {
+            failures.push(format!("{what} cut to {keep}: {strange:?}"));
+        }
+        let warnings = &doc.pages[0].warnings;
+        assert!(warnings.iter().any(|w| w.message.contains("breaks off in")), "{what} {keep}: {warnings:?}");
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

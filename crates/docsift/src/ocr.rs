@@ -425,8 +425,8 @@ pub async fn image_page(
     keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<Page, Error> {
     let number = index + 1;
-    let (img, warning) = match file.page(index) {
-        Ok(decoded) => (decoded.image, decoded.warning),
+    let (img, warning, unread) = match file.page(index) {
+        Ok(decoded) => (decoded.image, decoded.warning, decoded.unread),
         Err(e) if file.page_count() > 1 => {
             let mut page = Page { number, ..Page::default() };
             page.warnings.push(Warning::page(number, format!("the page could not be decoded: {e}")));
@@ -441,7 +441,19 @@ pub async fn image_page(
         return Ok(page);
     };
     let engine = models.engine()?;
-    let lines = read_lines(&engine, &img, keep_going, &|s| models.step(s)).await?;
+    let mut lines = read_lines(&engine, &img, keep_going, &|s| models.step(s)).await?;
+    if let Some(unread) = unread {
+        let (clear, cut) = docsift_ocr::lines_clear_of(lines, &img, unread);
+        lines = clear;
+        let left_out = match cut {
+            0 => None,
+            1 => Some("the line the picture breaks off in is left out: only part of its letters was decoded".into()),
+            n => Some(format!(
+                "{n} lines the picture breaks off in are left out: only part of their letters was decoded"
+            )),
+        };
+        page.warnings.extend(left_out.map(|w: String| Warning::page(number, w)));
+    }
     docsift_ocr::lines_to_page(&mut page, &lines, 1.0, engine.backend_name());
     if opts.layout && engine.has_layout() {
         models.step(Step::Layout);

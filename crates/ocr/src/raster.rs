@@ -61,10 +61,10 @@ impl<'a> ImageFile<'a> {
 
     /// Page `index` (0-based) as RGB pixels, square as shown (see `square_pixels`).
     pub fn page(&self, index: usize) -> Result<DecodedPage, OcrError> {
-        let (img, aspect, warning) = match self.tiff_pages.get(index) {
+        let (img, aspect, warning, unread) = match self.tiff_pages.get(index) {
             None if index == 0 && is_jpeg2000(self.bytes) => {
                 let (img, warning) = guarded("JPEG 2000", || decode_jpeg2000(self.bytes))??;
-                (img, jp2_pixel_aspect(self.bytes), warning)
+                (img, jp2_pixel_aspect(self.bytes), warning, None)
             }
             // A PNG, JPEG, WebP, GIF, BMP or PNM; or a TIFF of nothing but thumbnails, read as
             // its first.
@@ -81,15 +81,25 @@ impl<'a> ImageFile<'a> {
                     Some(image::ImageFormat::Bmp) => bmp_pixel_aspect(self.bytes),
                     _ => None,
                 };
+                let stored = image::ImageDecoder::dimensions(&decoder);
                 // An interlaced PNG or GIF broken off is read again pass by pass; whole, as
                 // `image` reads it, three times as fast.
-                let (img, orientation, broken) = upright(decoder, |d| match decoded(d) {
-                    Ok((img, None)) => Ok((img, None)),
-                    broken => in_passes(format, self.bytes).unwrap_or(broken),
+                let jpeg_cut = format == Some(image::ImageFormat::Jpeg) && jpeg_cut_short(self.bytes);
+                let (img, orientation, (broken, unread)) = upright(decoder, |d| match decoded(d) {
+                    Ok((img, None)) if jpeg_cut => Ok(undecoded_blocks_to_white(img)),
+                    Ok((img, None)) => Ok((img, (None, None))),
+                    broken => match in_passes(format, self.bytes) {
+                        Some(passes) => passes.map(|(img, broken)| (img, (broken, None))),
+                        None => broken.map(|(img, broken)| {
+                            let unread = unwritten_rows(self.bytes, &img);
+                            (img, (broken, unread))
+                        }),
+                    },
                 })?;
-                let cut_short = (format == Some(image::ImageFormat::Jpeg) && jpeg_cut_short(self.bytes))
-                    .then(|| "the JPEG ends before its picture does (the file was cut short)".to_string());
-                (img, aspect.map(|a| shown_aspect(a, orientation)), broken.or(cut_short))
+                let cut_short =
+                    jpeg_cut.then(|| "the JPEG ends before its picture does (the file was cut short)".to_string());
+                let unread = unread.map(|a| turned(a, stored, orientation));
+                (img, aspect.map(|a| shown_aspect(a, orientation)), broken.or(cut_short), unread)
             }
             None => return Err(OcrError::Image(format!("no page {} in the image file", index + 1))),
             Some(&page) => {
@@ -98,23 +108,31 @@ impl<'a> ImageFile<'a> {
                     .ok_or_else(|| OcrError::Image("TIFF: a page directory outside the file".into()))?;
                 let aspect = tiff_pixel_aspect(&file);
                 match tiff_page(&file) {
-                    Ok((img, broken)) => (img, aspect, broken),
+                    Ok((img, broken)) => (img, aspect, broken, None),
                     // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode, and
                     // pages whose file ends among their strips.
-                    Err(e) => {
-                        let (img, warning) =
-                            decode_refused(&file).or_else(|| page_before_the_cut(&file)).unwrap_or(Err(e))?;
-                        (img, aspect, warning)
-                    }
+                    Err(e) => match decode_refused(&file) {
+                        Some(page) => {
+                            let (img, warning) = page?;
+                            (img, aspect, warning, None)
+                        }
+                        None => {
+                            let (img, warning, unread) = page_before_the_cut(&file).unwrap_or(Err(e))?;
+                            (img, aspect, Some(warning), Some(unread))
+                        }
+                    },
                 }
             }
         };
+        let stored = (img.width(), img.height());
         let (image, stretch_warning) = square_pixels(on_white(img), aspect)?;
         let warning = match (warning, stretch_warning) {
             (Some(a), Some(b)) => Some(format!("{a}; {b}")),
             (a, b) => a.or(b),
         };
-        Ok(DecodedPage { image, warning })
+        let (sx, sy) = (image.width() as f32 / stored.0 as f32, image.height() as f32 / stored.1 as f32);
+        let unread = unread.map(|a| Area { x: a.x * sx, y: a.y * sy, w: a.w * sx, h: a.h * sy });
+        Ok(DecodedPage { image, warning, unread })
     }
 }
 
@@ -217,6 +235,76 @@ fn on_white(img: image::DynamicImage) -> RgbImage {
 pub struct DecodedPage {
     pub image: RgbImage,
     pub warning: Option<String>,
+    /// The rows (or, turned, columns) of the page its file ends before, left white: a file cut
+    /// short. The line the break runs through holds only part of its print (`lines_clear_of`).
+    pub unread: Option<Area>,
+}
+
+/// The stored rows a decoder broken off never wrote, or wrote in part, as an area of the stored
+/// picture: read again into a black buffer, they are those holding bytes both reads left as
+/// filled (`decoded` fills white). A decoder writes its rows in order (a BMP's from the
+/// bottom), so they are one run.
+fn unwritten_rows(bytes: &[u8], white: &image::DynamicImage) -> Option<Area> {
+    let reader = image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format().ok()?;
+    let decoder = reader.into_decoder().ok()?;
+    let mut black = vec![0; usize::try_from(image::ImageDecoder::total_bytes(&decoder)).ok()?];
+    // Broken off where the first read was.
+    let _ = image::ImageDecoder::read_image(decoder, &mut black);
+    let (width, height) = (white.width(), white.height());
+    let row_bytes = black.len() / height.max(1) as usize;
+    let white = white.as_bytes();
+    // A row the break is in was written in part.
+    let unwritten = |y: &u32| {
+        let row = *y as usize * row_bytes..(*y as usize + 1) * row_bytes;
+        let (white, black) = (white.get(row.clone()).unwrap_or_default(), black.get(row).unwrap_or_default());
+        white.iter().zip(black).any(|(&w, &b)| w == u8::MAX && b == 0)
+    };
+    let first = (0..height).find(unwritten)?;
+    let last = (0..height).rev().find(unwritten)?;
+    Some(Area { x: 0.0, y: first as f32, w: width as f32, h: (last + 1 - first) as f32 })
+}
+
+/// The grey a JPEG decoder leaves where a file cut short ends: blocks whose coefficients never
+/// came are zero, the middle of each channel.
+const UNDECODED_GREY: [u8; 3] = [128; 3];
+
+/// A JPEG picture cut short -> the picture with its blocks from the break on white, as other
+/// pictures cut short are (`decoded`), and those rows as an area of the stored picture. They
+/// are the rows from which each ends in undecoded grey: the break's row of blocks was decoded
+/// from its left only, and is left out whole. `None` where the picture does not end so (a
+/// progressive JPEG's later scans missing: every block was decoded, coarser).
+fn undecoded_blocks_to_white(img: image::DynamicImage) -> (image::DynamicImage, (Option<String>, Option<Area>)) {
+    let mut rgb = img.into_rgb8();
+    let (w, h) = rgb.dimensions();
+    let ends_grey = |y: &u32| w > 0 && rgb.get_pixel(w - 1, *y).0 == UNDECODED_GREY;
+    let from = (0..h).rev().take_while(ends_grey).last();
+    let unread = from.map(|from| {
+        for p in rgb.rows_mut().skip(from as usize).flatten() {
+            p.0 = [u8::MAX; 3];
+        }
+        Area { x: 0.0, y: from as f32, w: w as f32, h: (h - from) as f32 }
+    });
+    (image::DynamicImage::ImageRgb8(rgb), (None, unread))
+}
+
+/// `area` of a picture stored `width`×`height`, where it lies once the picture is turned as
+/// `orientation` says (as `DynamicImage::apply_orientation` turns it).
+pub(crate) fn turned(area: Area, (width, height): (u32, u32), orientation: image::metadata::Orientation) -> Area {
+    use image::metadata::Orientation as O;
+    let (w, h) = (width as f32, height as f32);
+    let Area { x, y, w: aw, h: ah } = area;
+    // Where the area's near corner goes, and whether its sides swap.
+    let (x, y, swapped) = match orientation {
+        O::NoTransforms => (x, y, false),
+        O::Rotate90 => (h - (y + ah), x, true),
+        O::Rotate180 => (w - (x + aw), h - (y + ah), false),
+        O::Rotate270 => (y, w - (x + aw), true),
+        O::FlipHorizontal => (w - (x + aw), y, false),
+        O::FlipVertical => (x, h - (y + ah), false),
+        O::Rotate90FlipH => (y, x, true),
+        O::Rotate270FlipH => (h - (y + ah), w - (x + aw), true),
+    };
+    if swapped { Area { x, y, w: ah, h: aw } } else { Area { x, y, w: aw, h: ah } }
 }
 
 /// A single-page TIFF decoded by `image`.
@@ -250,10 +338,10 @@ fn jpeg_cut_short(bytes: &[u8]) -> bool {
 /// sideways with a tag, and its boxes must match the picture the user sees. An unreadable
 /// tag leaves the picture as stored. With the picture `decode` makes, how it was turned, and
 /// why its data broke off where it did (see `decoded`).
-fn upright<D: image::ImageDecoder>(
+fn upright<D: image::ImageDecoder, B>(
     mut decoder: D,
-    decode: impl FnOnce(D) -> Result<(image::DynamicImage, Option<String>), OcrError>,
-) -> Result<(image::DynamicImage, image::metadata::Orientation, Option<String>), OcrError> {
+    decode: impl FnOnce(D) -> Result<(image::DynamicImage, B), OcrError>,
+) -> Result<(image::DynamicImage, image::metadata::Orientation, B), OcrError> {
     let (width, height) = decoder.dimensions();
     page_within_limit(width, height)?;
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
@@ -854,7 +942,19 @@ mod tests {
             let row = |img: &RgbImage, y: u32| (0..200).map(|x| img.get_pixel(x, y).0).collect::<Vec<_>>();
             assert_eq!(row(&page.image, kept_row), row(&picture, kept_row), "{format:?}");
             assert_eq!(row(&page.image, 199 - kept_row), vec![[255; 3]; 200], "{format:?}");
+            // The rows never decoded, and the one the break is in, are told exactly: each row
+            // before them is the picture's.
+            let unread = page.unread.ok_or_else(|| OcrError::Image(format!("{format:?}: no rows told unread")))?;
+            let (first, end) = (unread.y as u32, (unread.y + unread.h) as u32);
+            assert_eq!((unread.x, unread.w), (0.0, 200.0), "{format:?}");
+            assert!(first < end && (first == 0 || end == 200), "{format:?}: {unread:?}");
+            let decoded = if first == 0 { end..200 } else { 0..first };
+            assert!(decoded.clone().all(|y| row(&page.image, y) == row(&picture, y)), "{format:?}: {unread:?}");
+            let blank = if first == 0 { 0..end - 1 } else { first + 1..end };
+            assert!(blank.into_iter().all(|y| row(&page.image, y) == vec![[255; 3]; 200]), "{format:?}: {unread:?}");
         }
+        let (_, whole) = rows_cut_short(image::ImageFormat::Png, 1.0)?;
+        assert_eq!(ImageFile::open(&whole).page(0)?.unread, None);
         // Cut before any row: nothing to read, and the file is called corrupt, not unsupported.
         let (_, mut header_only) = rows_cut_short(image::ImageFormat::Png, 1.0)?;
         header_only.truncate(33);
@@ -934,13 +1034,55 @@ mod tests {
     #[test]
     fn a_jpeg_cut_short_is_read_with_a_warning_and_one_with_bytes_after_its_end_without() -> Result<(), OcrError> {
         let (_, whole) = rows_cut_short(image::ImageFormat::Jpeg, 1.0)?;
-        let (_, cut) = rows_cut_short(image::ImageFormat::Jpeg, 0.7)?;
+        let (picture, cut) = rows_cut_short(image::ImageFormat::Jpeg, 0.7)?;
         let warning = |bytes: &[u8]| ImageFile::open(bytes).page(0).map(|p| p.warning);
         assert!(warning(&cut)?.is_some_and(|w| w.contains("cut short")));
+        // The blocks never decoded, which the decoder leaves grey, are white from the row of
+        // blocks the break is in, and told unread; the rows above are the picture's.
+        let page = ImageFile::open(&cut).page(0)?;
+        let unread = page.unread.ok_or_else(|| OcrError::Image("no rows told unread".into()))?;
+        let from = unread.y as u32;
+        assert!(from > 0 && from < 200 && from.is_multiple_of(8) && unread.h == (200 - from) as f32, "{unread:?}");
+        assert!(page.image.rows().skip(from as usize).flatten().all(|p| p.0 == [255; 3]));
+        // Its rows and columns run as the red and green samples do; JPEG keeps them near.
+        let near = |a: &image::Rgb<u8>, b: &image::Rgb<u8>| a.0[..2].iter().zip(b.0).all(|(&a, b)| a.abs_diff(b) < 24);
+        assert!((0..from).all(|y| near(page.image.get_pixel(100, y), picture.get_pixel(100, y))));
+        assert_eq!(ImageFile::open(&whole).page(0)?.unread, None);
         assert_eq!(warning(&whole)?, None);
         // A camera's trailer after the end-of-image marker.
         assert_eq!(warning(&[whole.as_slice(), b"trailer"].concat())?, None);
         Ok(())
+    }
+
+    #[test]
+    fn an_area_turns_with_its_picture_as_apply_orientation_turns_it() {
+        use image::metadata::Orientation as O;
+        let area = Area { x: 1.0, y: 2.0, w: 3.0, h: 1.0 };
+        for orientation in [
+            O::NoTransforms,
+            O::Rotate90,
+            O::Rotate180,
+            O::Rotate270,
+            O::FlipHorizontal,
+            O::FlipVertical,
+            O::Rotate90FlipH,
+            O::Rotate270FlipH,
+        ] {
+            let mut picture = image::GrayImage::from_pixel(7, 4, image::Luma([255]));
+            for (x, y) in (1..4).map(|x| (x, 2)) {
+                picture.put_pixel(x, y, image::Luma([0]));
+            }
+            let mut picture = image::DynamicImage::ImageLuma8(picture);
+            picture.apply_orientation(orientation);
+            let dark: Vec<(u32, u32)> =
+                picture.to_luma8().enumerate_pixels().filter(|(_, _, p)| p.0[0] == 0).map(|(x, y, _)| (x, y)).collect();
+            let [x0, y0] =
+                [dark.iter().map(|d| d.0).min(), dark.iter().map(|d| d.1).min()].map(Option::unwrap_or_default);
+            let [x1, y1] =
+                [dark.iter().map(|d| d.0).max(), dark.iter().map(|d| d.1).max()].map(Option::unwrap_or_default);
+            let shown = Area { x: x0 as f32, y: y0 as f32, w: (x1 + 1 - x0) as f32, h: (y1 + 1 - y0) as f32 };
+            assert_eq!(turned(area, (7, 4), orientation), shown, "{orientation:?}");
+        }
     }
 
     #[test]

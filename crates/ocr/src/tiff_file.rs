@@ -11,7 +11,8 @@ use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
 
 use crate::OcrError;
-use crate::raster::{aspect_of_densities, page_within_limit, shown_aspect};
+use crate::det::Area;
+use crate::raster::{aspect_of_densities, page_within_limit, shown_aspect, turned};
 
 /// Directories past this many are not followed: a bound on the walk of a hostile file.
 const MAX_TIFF_DIRECTORIES: usize = 10_000;
@@ -299,11 +300,12 @@ pub(crate) fn decode_refused(file: &[u8]) -> Option<Result<(DynamicImage, Option
 /// A single-page TIFF whose strips stop short of its page, the file cut after its directory (a
 /// writer that puts each page's directory before its strips, as tesseract's phototest.tif and
 /// Pillow have it) -> the page as far as its leading whole strips go, and the whole rows of the
-/// next where its strips are stored uncompressed, the rest white, with a warning that says so.
-/// The directory is rewritten to those rows and strips, so that `image` decodes them with every
-/// compression, predictor and colour it reads. `None` where every strip is there, or no row, or
-/// the page is tiled or its planes stored apart.
-pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, Option<String>), OcrError>> {
+/// next, stored raw or as far as its LZW, Deflate or PackBits stream goes, the rest white, with
+/// a warning that says so. The directory is rewritten to those rows and strips (the next's rows
+/// coded again, after the file's end), so that `image` decodes them with every compression,
+/// predictor and colour it reads. With the rows left white, as an area of the page turned.
+/// `None` where every strip is there, or no row, or the page is tiled or its planes stored apart.
+pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, String, Area), OcrError>> {
     let layout = TiffLayout::of(file)?;
     let entries = layout.first_entries(file)?;
     let mut decoder = Decoder::new(Cursor::new(file)).ok()?;
@@ -318,7 +320,7 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, O
     }
     let rows_per_strip = u64::from(tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height.max(1)));
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
-    let uncompressed = tag(Tag::Compression).unwrap_or(1) == 1;
+    let compression = tag(Tag::Compression).unwrap_or(1);
     let samples = u64::from(tag(Tag::SamplesPerPixel).unwrap_or(1));
     let mut list = |t: Tag| decoder.get_tag(t).and_then(|v| v.into_u64_vec()).ok();
     let (offsets, counts, bits) = (list(Tag::StripOffsets)?, list(Tag::StripByteCounts)?, list(Tag::BitsPerSample)?);
@@ -332,10 +334,15 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, O
     if whole == offsets.len() {
         return None;
     }
-    // Raw rows are whole where their bytes are.
-    let rows_of_next = match offsets.get(whole) {
-        Some(&at) if uncompressed => ((file.len() as u64).saturating_sub(at) / row_bytes).min(rows_per_strip - 1),
-        _ => 0,
+    // The next strip's rows whole before the file ends: raw, where their bytes are; coded, as
+    // far as its stream decodes, coded again as the page's for the decoder.
+    let next = offsets.get(whole).and_then(|&at| file.get(usize::try_from(at).ok()?..)).unwrap_or_default();
+    let strip_size = usize::try_from(rows_per_strip.saturating_mul(row_bytes)).ok()?;
+    let next_rows = decompressed(next, compression, strip_size).unwrap_or_default();
+    let rows_of_next = (next_rows.len() as u64 / row_bytes).min(rows_per_strip - 1);
+    let recoded = match (compression, next_rows.get(..(rows_of_next * row_bytes) as usize)) {
+        (1, _) | (_, None | Some([])) => None,
+        (_, Some(rows)) => Some(coded(rows, compression)?),
     };
     let kept = whole + usize::from(rows_of_next > 0);
     let rows = u32::try_from((whole as u64 * rows_per_strip + rows_of_next).min(height.into())).ok()?;
@@ -348,7 +355,12 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, O
     let [strip_offsets, strip_counts] = [Tag::StripOffsets, Tag::StripByteCounts].map(|t| u64::from(t.to_u16()));
     layout.shorten(&mut cut, entries.clone(), strip_offsets, kept as u64)?;
     layout.shorten(&mut cut, entries.clone(), strip_counts, kept as u64)?;
-    if rows_of_next > 0 {
+    if let Some(recoded) = recoded {
+        let at = cut.len() as u64;
+        layout.set_value(&mut cut, entries.clone(), strip_offsets, whole, at)?;
+        layout.set_value(&mut cut, entries.clone(), strip_counts, whole, recoded.len() as u64)?;
+        cut.extend(recoded);
+    } else if rows_of_next > 0 {
         layout.set_value(&mut cut, entries.clone(), strip_counts, whole, rows_of_next * row_bytes)?;
     }
     // Turned once the page is whole: the rows kept are the stored page's top.
@@ -366,10 +378,10 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, O
         let mut page = image::RgbaImage::from_pixel(top.width(), height, image::Rgba([u8::MAX; 4]));
         image::imageops::replace(&mut page, &top, 0, 0);
         let mut page = DynamicImage::ImageRgba8(page);
-        if let Some(orientation) = orientation {
-            page.apply_orientation(orientation);
-        }
-        (page, Some(warning))
+        let unread = Area { x: 0.0, y: rows as f32, w: width as f32, h: (height - rows) as f32 };
+        let orientation = orientation.unwrap_or(image::metadata::Orientation::NoTransforms);
+        page.apply_orientation(orientation);
+        (page, warning, turned(unread, (width, height), orientation))
     }))
 }
 
@@ -860,6 +872,25 @@ fn decompressed(strip: &[u8], compression: u32, size: usize) -> Result<std::borr
     Ok(std::borrow::Cow::Owned(out))
 }
 
+/// `rows` coded as `compression` says — LZW (5), Deflate (8 and 32946) or PackBits (32773),
+/// as `decompressed` reads them — so that a decoder reads them as the page's other strips;
+/// `None` for other compressions.
+fn coded(rows: &[u8], compression: u32) -> Option<Vec<u8>> {
+    match compression {
+        5 => weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8).encode(rows).ok(),
+        8 | 32946 => {
+            let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut zlib, rows).ok()?;
+            zlib.finish().ok()
+        }
+        // Literal runs of up to 128 bytes, each after its length less one.
+        32773 => Some(
+            rows.chunks(128).flat_map(|run| [run.len() as u8 - 1].into_iter().chain(run.iter().copied())).collect(),
+        ),
+        _ => None,
+    }
+}
+
 /// PackBits (Apple's run-length coding, TIFF 6.0 section 9) into `out`: how many bytes came.
 fn unpack_bits(mut coded: &[u8], out: &mut [u8]) -> usize {
     let mut written = 0;
@@ -1190,6 +1221,7 @@ pub(crate) mod tests {
                 warning.contains("after 4 of its 6 rows (the file ends before its strip 3 of 3 does)"),
                 "{warning}"
             );
+            assert_eq!(page.unread, Some(Area { x: 0.0, y: 4.0, w: 4.0, h: 2.0 }));
             // One strip left: its offset and count now fit their entries' fields.
             let page = read(&tiff_with(&fields(compression, 1), &[Some(&coded[0]), None, None]))?;
             assert_eq!(rows(&page)[1..3], [vec![shade(1); 4], white.clone()], "compression {compression}");
@@ -1199,6 +1231,7 @@ pub(crate) mod tests {
         let page = read(&tiff_with(&fields(1, 3), &[Some(&strip(0)), None, None]))?;
         assert_eq!(rows(&page)[4..], [vec![shade(1); 4], vec![shade(0); 4]]);
         assert_eq!(rows(&page)[0], white);
+        assert_eq!(page.unread, Some(Area { x: 0.0, y: 0.0, w: 4.0, h: 4.0 }));
         // Nothing before the cut: still an error.
         assert!(read(&tiff_with(&fields(1, 1), &[None, None, None])).is_err());
         // One raw strip after the directory, the file ending inside its fourth row: the three
@@ -1220,6 +1253,49 @@ pub(crate) mod tests {
         assert!(
             page.warning.is_some_and(|w| w.contains("after 3 of its 6 rows (the file ends before its strip 1 of 1"))
         );
+        Ok(())
+    }
+
+    #[test]
+    fn a_coded_strip_the_file_ends_in_keeps_the_rows_its_stream_holds() -> Result<(), OcrError> {
+        // 64×6 grey in one strip, each row its own run of shades, cut 60% into its coded bytes.
+        let (width, height) = (64u16, 6u16);
+        let pixels: Vec<u8> =
+            (0..height).flat_map(|y| (0..width).map(move |x| (x * 7 + y * 40) as u8 % 200 + 20)).collect();
+        let deflated = |level| {
+            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), level);
+            std::io::Write::write_all(&mut z, &pixels).and_then(|()| z.finish())
+        };
+        let packed: Vec<u8> =
+            pixels.chunks(128).flat_map(|run| [run.len() as u8 - 1].into_iter().chain(run.to_vec())).collect();
+        let lzw = weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8).encode(&pixels);
+        let lzw = lzw.map_err(|e| OcrError::Image(e.to_string()))?;
+        let deflated = deflated(flate2::Compression::best()).map_err(|e| OcrError::Image(e.to_string()))?;
+        for (compression, strip) in [(5u16, lzw), (8, deflated), (32773, packed)] {
+            let fields = [
+                (256, Field::Short(vec![width])),
+                (257, Field::Short(vec![height])),
+                (258, Field::Short(vec![8])),
+                (259, Field::Short(vec![compression])),
+                (262, Field::Short(vec![1])),
+                (277, Field::Short(vec![1])),
+            ];
+            let mut file = tiff_with(&fields, &[None]);
+            let (layout, strip_at) = (TiffLayout::of(&file).ok_or(OcrError::Image("layout".into()))?, file.len());
+            let entries = layout.first_entries(&file).unwrap_or_default();
+            for (t, value) in [(273, strip_at as u64), (279, strip.len() as u64)] {
+                layout.set_value(&mut file, entries.clone(), t, 0, value).ok_or(OcrError::Image("set".into()))?;
+            }
+            file.extend(&strip);
+            file.truncate(strip_at + strip.len() * 6 / 10);
+            let page = read(&file)?;
+            let row = |y: usize| page.image.rows().nth(y).map(|r| r.map(|p| p.0[0]).collect::<Vec<_>>());
+            let whole = (0..6).take_while(|&y| row(y).as_deref() == pixels.get(y * 64..(y + 1) * 64)).count();
+            assert!((1..6).contains(&whole), "compression {compression}: {whole} rows");
+            assert!((whole..6).all(|y| row(y) == Some(vec![255; 64])), "compression {compression}");
+            let warning = page.warning.unwrap_or_default();
+            assert!(warning.contains(&format!("after {whole} of its 6 rows")), "{compression}: {warning}");
+        }
         Ok(())
     }
 
