@@ -66,6 +66,13 @@ impl<'a> ImageFile<'a> {
                 let (img, warning) = guarded("JPEG 2000", || decode_jpeg2000(self.bytes))??;
                 (img, jp2_pixel_aspect(self.bytes), warning, None)
             }
+            // A TIFF whose first directory cannot be read: `image` would fail at it too.
+            None if index == 0
+                && self.tiff_pages.is_empty()
+                && let Some(why) = &self.broken_chain =>
+            {
+                return Err(OcrError::Corrupt(why.clone()));
+            }
             // A PNG, JPEG, WebP, GIF, BMP or PNM; or a TIFF of nothing but thumbnails, read as
             // its first.
             None if index == 0 && self.tiff_pages.is_empty() => {
@@ -749,6 +756,15 @@ mod tests {
             assert_eq!(file.page_count(), 2);
             assert!(file.broken_chain.is_some());
             assert_eq!(file.page(1)?.image.get_pixel(0, 0).0, BLUE);
+        }
+        // Cut before its first directory (libtiff writes it after the pixels): an error that
+        // says so, not the decoder's "failed to fill whole buffer".
+        let first = u32::from_le_bytes([good[4], good[5], good[6], good[7]]) as usize;
+        match ImageFile::open(&good[..first - 1]).page(0) {
+            Err(OcrError::Corrupt(why)) => {
+                assert!(why.contains(&format!("no page directory to read: a directory at byte {first}")), "{why}");
+            }
+            other => panic!("{:?}", other.map(|p| p.image.dimensions())),
         }
         Ok(())
     }

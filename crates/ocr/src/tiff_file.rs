@@ -221,19 +221,25 @@ pub(crate) fn tiff_pages(bytes: &[u8], layout: TiffLayout) -> (Vec<TiffPage>, Op
     let mut seen = std::collections::HashSet::new();
     let mut link = layout.first_link();
     let broken = loop {
-        let Some(at) = layout.number(bytes, link, offset) else { break Some("a link past the end of the file") };
+        let Some(at) = layout.number(bytes, link, offset) else {
+            break Some("a link past the end of the file".to_string());
+        };
         if at == 0 {
             break None;
         }
         if !seen.insert(at) {
-            break Some("a link back to an earlier directory");
+            break Some("a link back to an earlier directory".to_string());
         }
         if seen.len() > MAX_TIFF_DIRECTORIES {
-            break Some("too many directories");
+            break Some("too many directories".to_string());
         }
         // Within the file, as the count was: no overflow.
         let Some(entries) = usize::try_from(at).ok().and_then(|d| layout.entry_range(bytes, d)) else {
-            break Some("a directory past the end of the file");
+            // libtiff writes a page's directory after its pixels: a file cut short ends before.
+            break Some(format!(
+                "a directory at byte {at}, past the file's end at byte {} (the file was cut short, or its link is wrong)",
+                bytes.len()
+            ));
         };
         let kind = layout
             .small_value(bytes, entries.clone(), NEW_SUBFILE_TYPE)
@@ -243,7 +249,10 @@ pub(crate) fn tiff_pages(bytes: &[u8], layout: TiffLayout) -> (Vec<TiffPage>, Op
             pages.push(TiffPage { directory: at, link });
         }
     };
-    let broken = broken.map(|why| format!("the TIFF's chain of pages breaks off after page {}: {why}", pages.len()));
+    let broken = broken.map(|why| match pages.len() {
+        0 => format!("the TIFF has no page directory to read: {why}"),
+        n => format!("the TIFF's chain of pages breaks off after page {n}: {why}"),
+    });
     (pages, broken)
 }
 
