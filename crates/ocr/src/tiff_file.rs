@@ -313,7 +313,8 @@ pub(crate) fn decode_refused(file: &[u8]) -> Option<Result<(DynamicImage, Option
 /// a warning that says so. The directory is rewritten to those rows and strips (the next's rows
 /// coded again, after the file's end), so that `image` decodes them with every compression,
 /// predictor and colour it reads. With the rows left white, as an area of the page turned.
-/// `None` where every strip is there, or no row, or the page is tiled or its planes stored apart.
+/// A tiled page keeps its whole rows of tiles. `None` where every strip or tile is there, or no
+/// row, or the page's planes are stored apart.
 pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, String, Area), OcrError>> {
     let layout = TiffLayout::of(file)?;
     let entries = layout.first_entries(file)?;
@@ -324,44 +325,58 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, S
         return Some(Err(e));
     }
     let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
-    if tag(Tag::TileWidth).is_some() || tag(Tag::PlanarConfiguration).unwrap_or(1) != 1 {
+    if tag(Tag::PlanarConfiguration).unwrap_or(1) != 1 {
         return None;
     }
-    let rows_per_strip = u64::from(tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height.max(1)));
+    // Pixels stored in strips, or in tiles whose rows are read as strips are.
+    let tiles = tag(Tag::TileWidth).zip(tag(Tag::TileLength)).map(|(w, l)| (w.max(1), l.max(1)));
+    let (across, unit_rows) = match tiles {
+        Some((tile_width, tile_length)) => ((width.div_ceil(tile_width) as usize).max(1), u64::from(tile_length)),
+        None => (1, u64::from(tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height.max(1)))),
+    };
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
     let compression = tag(Tag::Compression).unwrap_or(1);
     let samples = u64::from(tag(Tag::SamplesPerPixel).unwrap_or(1));
+    let [offsets_tag, counts_tag] = match tiles {
+        Some(_) => [Tag::TileOffsets, Tag::TileByteCounts],
+        None => [Tag::StripOffsets, Tag::StripByteCounts],
+    };
     let mut list = |t: Tag| decoder.get_tag(t).and_then(|v| v.into_u64_vec()).ok();
-    let (offsets, counts, bits) = (list(Tag::StripOffsets)?, list(Tag::StripByteCounts)?, list(Tag::BitsPerSample)?);
+    let (offsets, counts, bits) = (list(offsets_tag)?, list(counts_tag)?, list(Tag::BitsPerSample)?);
     let pixel_bits = if bits.len() == 1 { bits[0].saturating_mul(samples) } else { bits.iter().sum() };
     let row_bytes = u64::from(width).saturating_mul(pixel_bits).div_ceil(8).max(1);
-    let whole = offsets
+    let present = offsets
         .iter()
         .zip(&counts)
         .take_while(|&(&at, &n)| at.checked_add(n).is_some_and(|end| end <= file.len() as u64))
         .count();
-    if whole == offsets.len() {
+    if present == offsets.len() {
         return None;
     }
+    // Whole strips, or whole rows of tiles.
+    let whole = present / across * across;
     // The next strip's rows whole before the file ends: raw, where their bytes are; coded, as
     // far as its stream decodes, coded again as the page's for the decoder.
     let next = offsets.get(whole).and_then(|&at| file.get(usize::try_from(at).ok()?..)).unwrap_or_default();
-    let strip_size = usize::try_from(rows_per_strip.saturating_mul(row_bytes)).ok()?;
-    let next_rows = decompressed(next, compression, strip_size).unwrap_or_default();
-    let rows_of_next = (next_rows.len() as u64 / row_bytes).min(rows_per_strip - 1);
+    let next_rows = match tiles {
+        Some(_) => Default::default(),
+        None => decompressed(next, compression, usize::try_from(unit_rows.saturating_mul(row_bytes)).ok()?)
+            .unwrap_or_default(),
+    };
+    let rows_of_next = (next_rows.len() as u64 / row_bytes).min(unit_rows - 1);
     let recoded = match (compression, next_rows.get(..(rows_of_next * row_bytes) as usize)) {
         (1, _) | (_, None | Some([])) => None,
         (_, Some(rows)) => Some(coded(rows, compression)?),
     };
     let kept = whole + usize::from(rows_of_next > 0);
-    let rows = u32::try_from((whole as u64 * rows_per_strip + rows_of_next).min(height.into())).ok()?;
+    let rows = u32::try_from(((whole / across) as u64 * unit_rows + rows_of_next).min(height.into())).ok()?;
     if rows == 0 {
         return None;
     }
     let mut cut = file.to_vec();
     let (at, size) = layout.small_value(&cut, entries.clone(), u64::from(Tag::ImageLength.to_u16()))?;
     layout.write(&mut cut, at, size, rows.into())?;
-    let [strip_offsets, strip_counts] = [Tag::StripOffsets, Tag::StripByteCounts].map(|t| u64::from(t.to_u16()));
+    let [strip_offsets, strip_counts] = [offsets_tag, counts_tag].map(|t| u64::from(t.to_u16()));
     layout.shorten(&mut cut, entries.clone(), strip_offsets, kept as u64)?;
     layout.shorten(&mut cut, entries.clone(), strip_counts, kept as u64)?;
     if let Some(recoded) = recoded {
@@ -377,9 +392,10 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, S
         layout.write(&mut cut, at, size, 1)?;
     }
     let warning = format!(
-        "the TIFF page breaks off after {rows} of its {height} rows (the file ends before its strip {} of {} does): \
+        "the TIFF page breaks off after {rows} of its {height} rows (the file ends before its {} {} of {} does): \
          the rest of it is read as blank",
-        whole + 1,
+        if tiles.is_some() { "tile" } else { "strip" },
+        present + 1,
         offsets.len()
     );
     Some(crate::raster::tiff_page(&cut).map(|(top, _)| {
@@ -1262,6 +1278,52 @@ pub(crate) mod tests {
         assert!(
             page.warning.is_some_and(|w| w.contains("after 3 of its 6 rows (the file ends before its strip 1 of 1"))
         );
+        Ok(())
+    }
+
+    #[test]
+    fn a_tiled_page_cut_short_after_its_directory_keeps_its_whole_rows_of_tiles() -> Result<(), OcrError> {
+        // 32×48 grey in 16×16 raw tiles, two across and three down, each tile one shade.
+        let shade = |t: usize| 30 * t as u8 + 20;
+        let fields = [
+            (256, Field::Short(vec![32])),
+            (257, Field::Short(vec![48])),
+            (258, Field::Short(vec![8])),
+            (259, Field::Short(vec![1])),
+            (262, Field::Short(vec![1])),
+            (277, Field::Short(vec![1])),
+            (322, Field::Short(vec![16])),
+            (323, Field::Short(vec![16])),
+        ];
+        let mut file = tiff_with(&fields, &[None; 6]);
+        let layout = TiffLayout::of(&file).ok_or(OcrError::Image("layout".into()))?;
+        let entries = layout.first_entries(&file).unwrap_or_default();
+        // The strip lists become the tile lists, the tiles after the directory.
+        for (strip_tag, tile_tag) in [(273u64, 324u64), (279, 325)] {
+            let at = layout.entry(&file, entries.clone(), strip_tag).ok_or(OcrError::Image("entry".into()))?;
+            layout.write(&mut file, at, 2, tile_tag).ok_or(OcrError::Image("tag".into()))?;
+        }
+        let tiles_at = file.len();
+        for t in 0..6 {
+            let set = |file: &mut Vec<u8>, tag, value| layout.set_value(file, entries.clone(), tag, t, value);
+            set(&mut file, 324, (tiles_at + 256 * t) as u64).ok_or(OcrError::Image("offset".into()))?;
+            set(&mut file, 325, 256).ok_or(OcrError::Image("count".into()))?;
+            file.extend([shade(t); 256]);
+        }
+        // The file ends in the fifth tile: the first two rows of tiles are whole.
+        file.truncate(tiles_at + 4 * 256 + 100);
+        let page = read(&file)?;
+        let at = |x, y| page.image.get_pixel(x, y).0[0];
+        assert_eq!(
+            [at(0, 0), at(31, 0), at(0, 31), at(31, 31), at(0, 32), at(31, 47)],
+            [shade(0), shade(1), shade(2), shade(3), 255, 255]
+        );
+        let warning = page.warning.unwrap_or_default();
+        assert!(warning.contains("after 32 of its 48 rows (the file ends before its tile 5 of 6 does)"), "{warning}");
+        assert_eq!(page.unread, Some(Area { x: 0.0, y: 32.0, w: 32.0, h: 16.0 }));
+        // Ending in the second tile, no row of tiles is whole: still an error.
+        file.truncate(tiles_at + 300);
+        assert!(read(&file).is_err());
         Ok(())
     }
 
