@@ -447,12 +447,14 @@ pub async fn image_page(
         lines = clear;
         let left_out = match cut {
             0 => None,
-            1 => Some("the line the picture breaks off in is left out: only part of its letters was decoded".into()),
+            1 => {
+                Some("the line the picture breaks off in is left out: only part of its letters was decoded".to_string())
+            }
             n => Some(format!(
                 "{n} lines the picture breaks off in are left out: only part of their letters was decoded"
             )),
         };
-        page.warnings.extend(left_out.map(|w: String| Warning::page(number, w)));
+        page.warnings.extend(left_out.map(|w| Warning::page(number, w)));
     }
     docsift_ocr::lines_to_page(&mut page, &lines, 1.0, engine.backend_name());
     if opts.layout && engine.has_layout() {

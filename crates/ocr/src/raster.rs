@@ -278,7 +278,7 @@ const UNDECODED_GREY: [u8; 3] = [128; 3];
 /// A JPEG picture cut short -> the picture with its blocks from the break on white, as other
 /// pictures cut short are (`decoded`), and those rows as an area of the stored picture. They
 /// are the rows from which each ends in undecoded grey: the break's row of blocks was decoded
-/// from its left only, and is left out whole. `None` where the picture does not end so (a
+/// from its left only, and is left out whole. No area where the picture does not end so (a
 /// progressive JPEG's later scans missing: every block was decoded, coarser).
 fn undecoded_blocks_to_white(img: image::DynamicImage) -> (image::DynamicImage, (Option<String>, Option<Area>)) {
     let mut rgb = img.into_rgb8();
