@@ -330,17 +330,23 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, S
     }
     // Pixels stored in strips, or in tiles whose rows are read as strips are.
     let tiles = tag(Tag::TileWidth).zip(tag(Tag::TileLength)).map(|(w, l)| (w.max(1), l.max(1)));
-    let (across, unit_rows) = match tiles {
-        Some((tile_width, tile_length)) => ((width.div_ceil(tile_width) as usize).max(1), u64::from(tile_length)),
-        None => (1, u64::from(tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height.max(1)))),
+    let (across, unit_rows, [offsets_tag, counts_tag], unit) = match tiles {
+        Some((tile_width, tile_length)) => (
+            (width.div_ceil(tile_width) as usize).max(1),
+            u64::from(tile_length),
+            [Tag::TileOffsets, Tag::TileByteCounts],
+            "tile",
+        ),
+        None => (
+            1,
+            u64::from(tag(Tag::RowsPerStrip).unwrap_or(height).clamp(1, height.max(1))),
+            [Tag::StripOffsets, Tag::StripByteCounts],
+            "strip",
+        ),
     };
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
     let compression = tag(Tag::Compression).unwrap_or(1);
     let samples = u64::from(tag(Tag::SamplesPerPixel).unwrap_or(1));
-    let [offsets_tag, counts_tag] = match tiles {
-        Some(_) => [Tag::TileOffsets, Tag::TileByteCounts],
-        None => [Tag::StripOffsets, Tag::StripByteCounts],
-    };
     let mut list = |t: Tag| decoder.get_tag(t).and_then(|v| v.into_u64_vec()).ok();
     let (offsets, counts, bits) = (list(offsets_tag)?, list(counts_tag)?, list(Tag::BitsPerSample)?);
     let pixel_bits = if bits.len() == 1 { bits[0].saturating_mul(samples) } else { bits.iter().sum() };
@@ -392,9 +398,8 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, S
         layout.write(&mut cut, at, size, 1)?;
     }
     let warning = format!(
-        "the TIFF page breaks off after {rows} of its {height} rows (the file ends before its {} {} of {} does): \
+        "the TIFF page breaks off after {rows} of its {height} rows (the file ends before its {unit} {} of {} does): \
          the rest of it is read as blank",
-        if tiles.is_some() { "tile" } else { "strip" },
         present + 1,
         offsets.len()
     );
@@ -1333,16 +1338,9 @@ pub(crate) mod tests {
         let (width, height) = (64u16, 6u16);
         let pixels: Vec<u8> =
             (0..height).flat_map(|y| (0..width).map(move |x| (x * 7 + y * 40) as u8 % 200 + 20)).collect();
-        let deflated = |level| {
-            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), level);
-            std::io::Write::write_all(&mut z, &pixels).and_then(|()| z.finish())
-        };
-        let packed: Vec<u8> =
-            pixels.chunks(128).flat_map(|run| [run.len() as u8 - 1].into_iter().chain(run.to_vec())).collect();
-        let lzw = weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8).encode(&pixels);
-        let lzw = lzw.map_err(|e| OcrError::Image(e.to_string()))?;
-        let deflated = deflated(flate2::Compression::best()).map_err(|e| OcrError::Image(e.to_string()))?;
-        for (compression, strip) in [(5u16, lzw), (8, deflated), (32773, packed)] {
+        // Coded as a cut page's next strip is coded again; decoded by `image`.
+        for compression in [5u16, 8, 32773] {
+            let strip = coded(&pixels, compression.into()).ok_or(OcrError::Image("coded".into()))?;
             let fields = [
                 (256, Field::Short(vec![width])),
                 (257, Field::Short(vec![height])),
