@@ -316,3 +316,72 @@ pub fn interlaced_png(picture: &image::RgbImage) -> Vec<u8> {
     }
     png
 }
+
+/// `picture` as a TIFF whose red, green and blue are stored apart (planar configuration 2),
+/// raw, its directory before its pixels (so a cut keeps it), in strips of `unit` rows or, with
+/// `tiled`, in `unit`×`unit` tiles: a layout neither `image` nor `tiff` writes.
+pub fn planar_tiff(picture: &image::RgbImage, unit: u32, tiled: bool) -> Vec<u8> {
+    let (w, h) = picture.dimensions();
+    let (across, down) = if tiled { (w.div_ceil(unit), h.div_ceil(unit)) } else { (1, h.div_ceil(unit)) };
+    let (tile_w, tile_h) = if tiled { (unit, unit) } else { (w, unit) };
+    // Each plane's units in turn, a tile's columns past the page's edge padded.
+    let mut units = Vec::new();
+    for plane in 0..3 {
+        for (ty, tx) in (0..down).flat_map(|ty| (0..across).map(move |tx| (ty, tx))) {
+            let mut unit_bytes: Vec<u8> = (ty * tile_h..((ty + 1) * tile_h).min(h))
+                .flat_map(|y| (tx * tile_w..(tx + 1) * tile_w).map(move |x| (x, y)))
+                .map(|(x, y)| picture.get_pixel_checked(x, y).map_or(0, |p| p.0[plane]))
+                .collect();
+            if tiled {
+                unit_bytes.resize((tile_w * tile_h) as usize, 0);
+            }
+            units.push(unit_bytes);
+        }
+    }
+    let (offsets_tag, counts_tag) = if tiled { (324u16, 325u16) } else { (273, 279) };
+    let mut shape = vec![(256u16, 4u16, vec![w]), (257, 4, vec![h])];
+    if tiled {
+        shape.extend([(322, 4, vec![tile_w]), (323, 4, vec![tile_h])]);
+    } else {
+        shape.push((278, 4, vec![unit]));
+    }
+    let n = units.len() as u32;
+    // The shape's fields and the seven below.
+    let entries = shape.len() as u32 + 7;
+    // Header, directory, then the values that do not fit an entry: bits, offsets, counts.
+    let values_at = 8 + 2 + 12 * entries + 4;
+    let (bits_at, offsets_at, counts_at) = (values_at, values_at + 6, values_at + 6 + 4 * n);
+    let offsets: Vec<u32> =
+        units.iter().scan(counts_at + 4 * n, |at, u| Some(std::mem::replace(at, *at + u.len() as u32))).collect();
+    let mut fields = shape;
+    fields.extend([
+        (258, 3, vec![8, 8, 8]),
+        (259, 3, vec![1]),
+        (262, 3, vec![2]),
+        (277, 3, vec![3]),
+        (284, 3, vec![2]),
+        (offsets_tag, 4, offsets.clone()),
+        (counts_tag, 4, units.iter().map(|u| u.len() as u32).collect()),
+    ]);
+    fields.sort_by_key(|&(tag, ..)| tag);
+    let mut tiff = b"II*\0\x08\0\0\0".to_vec();
+    tiff.extend((fields.len() as u16).to_le_bytes());
+    for (tag, kind, values) in &fields {
+        tiff.extend(tag.to_le_bytes());
+        tiff.extend(kind.to_le_bytes());
+        tiff.extend((values.len() as u32).to_le_bytes());
+        let value = match (*tag, values.len()) {
+            (258, _) => bits_at,
+            (_, 1) => values[0],
+            (t, _) if t == offsets_tag => offsets_at,
+            _ => counts_at,
+        };
+        tiff.extend(value.to_le_bytes());
+    }
+    tiff.extend(0u32.to_le_bytes());
+    tiff.extend([8u16; 3].iter().flat_map(|b| b.to_le_bytes()));
+    tiff.extend(offsets.iter().flat_map(|o| o.to_le_bytes()));
+    tiff.extend(units.iter().flat_map(|u| (u.len() as u32).to_le_bytes()));
+    units.iter().for_each(|u| tiff.extend(u));
+    tiff
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use docsift::{Document, OcrMode, OcrScript, Options};
 use docsift_model::Origin;
-use docsift_tests::{collapse_ws, corpus, extract_with, interlaced_png, manifest, max_abs_diff, token_f1};
+use docsift_tests::{collapse_ws, corpus, extract_with, interlaced_png, manifest, max_abs_diff, planar_tiff, token_f1};
 
 /// The models folder (filled by scripts/models.py, which the test command runs); missing
 /// models fail under CI.
@@ -2274,6 +2274,35 @@ fn a_tiff_cut_short_after_its_directory_reads_the_lines_before_the_cut() {
     assert_eq!(cut.pages[0].text, first_lines);
     let warnings = &cut.pages[0].warnings;
     assert!(warnings.iter().any(|w| w.message.contains("breaks off after 334 of its 480 rows")), "{warnings:?}");
+}
+/// A scan whose red, green and blue are stored apart (planar configuration 2): in tiles it
+/// panicked `tiff` (the browser's worker gone), and cut short it was an error. Now it reads as
+/// the same picture stored as a PNG does, in strips or tiles; cut to half its bytes (the red
+/// plane whole, the green one part way), in grey from the planes there, which for a grey scan
+/// is the page itself; cut to a fifth (the red plane part way), its lines before the cut.
+#[test]
+fn a_scan_whose_colours_are_stored_apart_reads_whole_tiled_or_cut_short() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let read = |bytes: &[u8]| docsift::extract_until(bytes, &opts(&models, OcrMode::Auto), &|_| {}, &|| true);
+    let scan = std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("phototest.tif");
+    let picture = docsift_ocr::decode_image(&scan).expect("phototest.tif");
+    let whole = read(&docsift_ocr::encode_png(&picture).expect("PNG")).expect("PNG");
+    let text = &whole.pages[0].text;
+    let (strips, tiles) = (planar_tiff(&picture, 16, false), planar_tiff(&picture, 64, true));
+    for (what, file) in
+        [("strips", &strips[..]), ("tiles", &tiles), ("strips cut to half", &strips[..strips.len() / 2])]
+    {
+        let doc = read(file).expect(what);
+        assert_ocr_boxes(&doc, what);
+        assert_eq!(&doc.pages[0].text, text, "{what}");
+        let warned = doc.pages[0].warnings.iter().any(|w| w.message.contains("in grey from the colours"));
+        assert_eq!(warned, what.contains("cut"), "{what}: {:?}", doc.pages[0].warnings);
+    }
+    let fifth = read(&tiles[..tiles.len() / 5]).expect("tiles cut to a fifth");
+    let lines: Vec<&str> = fifth.pages[0].text.lines().collect();
+    assert!(lines.len() >= 3 && text.lines().take(lines.len()).eq(lines.iter().copied()), "{lines:?}");
+    assert!(fifth.pages[0].warnings.iter().any(|w| w.message.contains("the rest as blank")));
 }
 /// A scan cut short (a download broken off) through a line of print: the line held only the
 /// part of its letters before the break and read as other words ("amectinnad her until he

@@ -14,8 +14,8 @@ use crate::OcrError;
 use crate::det::Area;
 use crate::jpeg2000::{decode_jpeg2000, is_jpeg2000, jp2_pixel_aspect};
 use crate::tiff_file::{
-    TiffLayout, TiffPage, decode_refused, exif_pixel_aspect, page_before_the_cut, single_page_tiff, tiff_pages,
-    tiff_pixel_aspect,
+    TiffLayout, TiffPage, decode_refused, exif_pixel_aspect, page_from_its_strips, planes_in_tiles, single_page_tiff,
+    tiff_pages, tiff_pixel_aspect,
 };
 
 /// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
@@ -114,18 +114,25 @@ impl<'a> ImageFile<'a> {
                     .and_then(|layout| single_page_tiff(self.bytes, layout, page))
                     .ok_or_else(|| OcrError::Image("TIFF: a page directory outside the file".into()))?;
                 let aspect = tiff_pixel_aspect(&file);
-                match tiff_page(&file) {
+                // `tiff` asserts (a panic, which ends a browser's worker) on planes stored
+                // apart in tiles: those are read plane by plane.
+                let decoded = match planes_in_tiles(&file) {
+                    true => {
+                        Err(OcrError::Image("TIFF: planes stored apart in tiles are read in grey or RGB only".into()))
+                    }
+                    false => tiff_page(&file),
+                };
+                match decoded {
                     Ok((img, broken)) => (img, aspect, broken, None),
                     // Faxes, palette, YCbCr and L*a*b* pages `image` does not decode, and
-                    // pages whose file ends among their strips.
+                    // pages whose file ends among their strips or whose planes it refuses.
                     Err(e) => match decode_refused(&file) {
-                        Some(page) => {
-                            let (img, warning) = page?;
-                            (img, aspect, warning, None)
-                        }
-                        None => {
-                            let (img, warning, unread) = page_before_the_cut(&file).unwrap_or(Err(e))?;
-                            (img, aspect, Some(warning), Some(unread))
+                        Some(Ok((img, warning))) => (img, aspect, warning, None),
+                        // Cut short, the page is read from the strips that are there.
+                        refused => {
+                            let e = refused.and_then(Result::err).unwrap_or(e);
+                            let (img, warning, unread) = page_from_its_strips(&file).unwrap_or(Err(e))?;
+                            (img, aspect, warning, unread)
                         }
                     },
                 }
@@ -314,11 +321,14 @@ pub(crate) fn turned(area: Area, (width, height): (u32, u32), orientation: image
     if swapped { Area { x, y, w: ah, h: aw } } else { Area { x, y, w: aw, h: ah } }
 }
 
-/// A single-page TIFF decoded by `image`.
+/// A single-page TIFF decoded by `image`, whose `tiff` asserts on some valid files (planes
+/// stored apart in tiles): a panic there is an error.
 pub(crate) fn tiff_page(file: &[u8]) -> Result<(image::DynamicImage, Option<String>), OcrError> {
-    let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file)).map_err(image_error)?;
-    image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(image_error)?;
-    upright(decoder, decoded).map(|(img, _, broken)| (img, broken))
+    guarded("the TIFF decoder", || {
+        let mut decoder = image::codecs::tiff::TiffDecoder::new(std::io::Cursor::new(file)).map_err(image_error)?;
+        image::ImageDecoder::set_limits(&mut decoder, image::Limits::default()).map_err(image_error)?;
+        upright(decoder, decoded).map(|(img, _, broken)| (img, broken))
+    })?
 }
 
 /// A file the decoder could not read through is malformed (cut short, corrupt); one it
@@ -584,8 +594,8 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
     Ok(out.into_inner())
 }
 
-/// The renderer and the JPEG 2000 decoder are large third-party bodies of code fed hostile
-/// files: a panic in one (`what`) becomes an error for that page, not a crash of the extraction.
+/// The renderer and the JPEG 2000 and TIFF decoders are large third-party bodies of code fed
+/// hostile files: a panic in one (`what`) becomes an error for that page, not a crash of the extraction.
 fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, OcrError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
         .map_err(|_| OcrError::Image(format!("{what} failed on this page")))

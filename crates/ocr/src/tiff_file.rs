@@ -30,9 +30,10 @@ const PHOTOMETRIC: u64 = 262;
 /// The TIFF field type of a fraction: two LONGs, numerator then denominator.
 const RATIONAL: u64 = 5;
 
-/// Photometric interpretations of that tag: grey (black is zero), RGB, palette, YCbCr, CIE
+/// Photometric interpretations of that tag: grey (white or black is zero), RGB, palette, YCbCr, CIE
 /// L*a*b* (TIFF 6.0 section 23: a* and b* signed) and ICC L*a*b* (Adobe TIFF Technote 4: a*
 /// and b* offset by 128).
+const WHITE_IS_ZERO: u32 = 0;
 const BLACK_IS_ZERO: u32 = 1;
 const RGB: u32 = 2;
 const PALETTE: u32 = 3;
@@ -104,8 +105,12 @@ impl TiffLayout {
         Some(if self.big_endian { b.iter().fold(0, fold) } else { b.iter().rev().fold(0, fold) })
     }
 
-    /// Writes `value` as an `n`-byte number at `at`, if the file holds those bytes.
+    /// Writes `value` as an `n`-byte number at `at`, if the file holds those bytes and the
+    /// value fits them (a count past a SHORT's 65,535 is not cut to its low bytes).
     fn write(self, file: &mut [u8], at: usize, n: usize, value: u64) -> Option<()> {
+        if n > 8 || value.checked_shr(8 * n as u32).is_some_and(|high| high != 0) {
+            return None;
+        }
         let bytes = if self.big_endian { value.to_be_bytes() } else { value.to_le_bytes() };
         let bytes = if self.big_endian { &bytes[8 - n..] } else { &bytes[..n] };
         file.get_mut(at..at.checked_add(n)?)?.copy_from_slice(bytes);
@@ -276,8 +281,14 @@ pub(crate) fn decode_refused(file: &[u8]) -> Option<Result<(DynamicImage, Option
     let compression = tag(Tag::Compression).unwrap_or(1);
     let photometric = tag(Tag::PhotometricInterpretation)?;
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
+    let grey_alpha = tag(Tag::SamplesPerPixel) == Some(2) && tag(Tag::PlanarConfiguration) != Some(2);
     let page = match (compression, photometric) {
         (2 | 3, 0 | 1) => fax_page(file, &mut decoder),
+        // Read as black is zero: `tiff` turns no multi-sample page's white-is-zero grey.
+        (_, WHITE_IS_ZERO | BLACK_IS_ZERO) if grey_alpha => match tagged_photometric(file, layout, BLACK_IS_ZERO) {
+            Some(grey) => grey_alpha_page(&grey, photometric == WHITE_IS_ZERO),
+            None => Err(OcrError::Image("TIFF grey with alpha: its colour interpretation is unreadable".into())),
+        },
         (_, PALETTE) => {
             let colormap = decoder.get_tag_u16_vec(Tag::ColorMap).map_err(tiff_error);
             match (colormap, tagged_photometric(file, layout, BLACK_IS_ZERO)) {
@@ -306,16 +317,25 @@ pub(crate) fn decode_refused(file: &[u8]) -> Option<Result<(DynamicImage, Option
     }))
 }
 
-/// A single-page TIFF whose strips stop short of its page, the file cut after its directory (a
-/// writer that puts each page's directory before its strips, as tesseract's phototest.tif and
-/// Pillow have it) -> the page as far as its leading whole strips go, and the whole rows of the
-/// next, stored raw or as far as its LZW, Deflate or PackBits stream goes, the rest white, with
-/// a warning that says so. The directory is rewritten to those rows and strips (the next's rows
-/// coded again, after the file's end), so that `image` decodes them with every compression,
-/// predictor and colour it reads. With the rows left white, as an area of the page turned.
-/// A tiled page keeps its whole rows of tiles. `None` where every strip or tile is there, or no
-/// row, or the page's planes are stored apart.
-pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, String, Area), OcrError>> {
+/// A page as decoded, why part of it could not be, and the rows (turned as the page is) its
+/// file ends before.
+pub(crate) type PageRead = (DynamicImage, Option<String>, Option<Area>);
+
+/// A single-page TIFF that `image` could not read whole, read again from its strips or tiles,
+/// with a warning where rows are lost and where they lie (an area of the page turned):
+/// - one whose strips stop short of its page, the file cut after its directory (a writer that
+///   puts each page's directory before its strips, as tesseract's phototest.tif and Pillow
+///   have it): as far as its leading whole strips go, and the whole rows of the next, stored
+///   raw or as far as its LZW, Deflate or PackBits stream goes, the rest white; tiled, its
+///   whole rows of tiles. The directory is rewritten to those rows and strips (the next's rows
+///   coded again, after the file's end), so that `image` decodes them with every compression,
+///   predictor and colour it reads;
+/// - a grey or RGB page whose samples are stored in planes apart (which `image` refuses tiled,
+///   or grey with an alpha plane), each plane read as a grey page of its own: cut short, in colour
+///   the rows every colour plane holds, and under them in grey the rows some hold.
+///
+/// `None` where neither applies, or no row is there.
+pub(crate) fn page_from_its_strips(file: &[u8]) -> Option<Result<PageRead, OcrError>> {
     let layout = TiffLayout::of(file)?;
     let entries = layout.first_entries(file)?;
     let mut decoder = Decoder::new(Cursor::new(file)).ok()?;
@@ -325,12 +345,11 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, S
         return Some(Err(e));
     }
     let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
-    if tag(Tag::PlanarConfiguration).unwrap_or(1) != 1 {
-        return None;
-    }
+    let samples = u64::from(tag(Tag::SamplesPerPixel).unwrap_or(1).max(1));
+    let planes = if tag(Tag::PlanarConfiguration) == Some(2) { samples as usize } else { 1 };
     // Pixels stored in strips, or in tiles whose rows are read as strips are.
     let tiles = tag(Tag::TileWidth).zip(tag(Tag::TileLength)).map(|(w, l)| (w.max(1), l.max(1)));
-    let (across, unit_rows, [offsets_tag, counts_tag], unit) = match tiles {
+    let (across, unit_rows, tags, unit) = match tiles {
         Some((tile_width, tile_length)) => (
             (width.div_ceil(tile_width) as usize).max(1),
             u64::from(tile_length),
@@ -346,73 +365,198 @@ pub(crate) fn page_before_the_cut(file: &[u8]) -> Option<Result<(DynamicImage, S
     };
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
     let compression = tag(Tag::Compression).unwrap_or(1);
-    let samples = u64::from(tag(Tag::SamplesPerPixel).unwrap_or(1));
+    let photometric = tag(Tag::PhotometricInterpretation).unwrap_or(BLACK_IS_ZERO);
     let mut list = |t: Tag| decoder.get_tag(t).and_then(|v| v.into_u64_vec()).ok();
-    let (offsets, counts, bits) = (list(offsets_tag)?, list(counts_tag)?, list(Tag::BitsPerSample)?);
+    let (offsets, counts, bits) = (list(tags[0])?, list(tags[1])?, list(Tag::BitsPerSample)?);
     let pixel_bits = if bits.len() == 1 { bits[0].saturating_mul(samples) } else { bits.iter().sum() };
     let row_bytes = u64::from(width).saturating_mul(pixel_bits).div_ceil(8).max(1);
-    let present = offsets
-        .iter()
-        .zip(&counts)
-        .take_while(|&(&at, &n)| at.checked_add(n).is_some_and(|end| end <= file.len() as u64))
-        .count();
-    if present == offsets.len() {
+    let units: Vec<(u64, u64)> = offsets.into_iter().zip(counts).collect();
+    let there = |&&(at, n): &&(u64, u64)| at.checked_add(n).is_some_and(|end| end <= file.len() as u64);
+    let present = units.iter().take_while(there).count();
+    if !units.len().is_multiple_of(planes) {
         return None;
     }
-    // Whole strips, or whole rows of tiles.
-    let whole = present / across * across;
-    // The next strip's rows whole before the file ends: raw, where their bytes are; coded, as
-    // far as its stream decodes, coded again as the page's for the decoder.
-    let next = offsets.get(whole).and_then(|&at| file.get(usize::try_from(at).ok()?..)).unwrap_or_default();
-    let next_rows = match tiles {
-        Some(_) => Default::default(),
-        None => decompressed(next, compression, usize::try_from(unit_rows.saturating_mul(row_bytes)).ok()?)
-            .unwrap_or_default(),
+    let rows_of = |units_down: usize| (units_down as u64 * unit_rows).min(height.into()) as u32;
+    let tag_numbers = tags.map(|t| u64::from(t.to_u16()));
+    let cut_to = |file: Vec<u8>, rows: u32, kept: &[(u64, u64)]| {
+        rows_in_units(file, layout, entries.clone(), tag_numbers, rows, kept)
     };
-    let rows_of_next = (next_rows.len() as u64 / row_bytes).min(unit_rows - 1);
-    let recoded = match (compression, next_rows.get(..(rows_of_next * row_bytes) as usize)) {
-        (1, _) | (_, None | Some([])) => None,
-        (_, Some(rows)) => Some(coded(rows, compression)?),
+    // Each cut file holds rows from the page's top, and how far down they reach: the whole
+    // page's, or each plane's as a grey page.
+    let (parts, rows, reach) = if planes == 1 {
+        if present == units.len() {
+            return None;
+        }
+        // Whole strips, or whole rows of tiles.
+        let whole = present / across * across;
+        // The next strip's rows whole before the file ends: raw, where their bytes are; coded,
+        // as far as its stream decodes, coded again as the page's for the decoder.
+        let next = units.get(whole).and_then(|&(at, _)| file.get(usize::try_from(at).ok()?..)).unwrap_or_default();
+        let next_rows = match tiles {
+            Some(_) => Default::default(),
+            None => decompressed(next, compression, usize::try_from(unit_rows.saturating_mul(row_bytes)).ok()?)
+                .unwrap_or_default(),
+        };
+        let rows_of_next = (next_rows.len() as u64 / row_bytes).min(unit_rows - 1);
+        let (mut kept, mut copy) = (units.get(..whole)?.to_vec(), file.to_vec());
+        match (compression, next_rows.get(..(rows_of_next * row_bytes) as usize)) {
+            (_, None | Some([])) => {}
+            (1, _) => kept.push((units.get(whole)?.0, rows_of_next * row_bytes)),
+            (_, Some(rows)) => {
+                let recoded = coded(rows, compression)?;
+                kept.push((copy.len() as u64, recoded.len() as u64));
+                copy.extend(recoded);
+            }
+        }
+        let rows = (u64::from(rows_of(whole / across)) + rows_of_next).min(height.into()) as u32;
+        (vec![(rows, cut_to(copy, rows, &kept)?)], rows, rows)
+    } else {
+        let colours = match photometric {
+            RGB => 3,
+            WHITE_IS_ZERO | BLACK_IS_ZERO => 1,
+            _ => return None,
+        };
+        // Each plane's whole rows of strips or tiles; the planes follow one another.
+        let per_plane = units.len() / planes;
+        let plane = |p: usize| units.iter().skip(p * per_plane).take(per_plane);
+        let plane_rows: Vec<u32> =
+            (0..colours.min(planes)).map(|p| rows_of(plane(p).take_while(there).count() / across)).collect();
+        let parts = (plane_rows.iter().enumerate())
+            .filter(|&(_, &rows)| rows > 0)
+            .map(|(p, &rows)| {
+                let kept: Vec<_> =
+                    plane(p).take(u64::from(rows).div_ceil(unit_rows) as usize * across).copied().collect();
+                let cut = cut_to(file.to_vec(), rows, &kept)?;
+                Some((rows, one_plane_in_grey(cut, layout, entries.clone(), photometric)?))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let (rows, reach) = (plane_rows.iter().min(), plane_rows.iter().max());
+        (parts, rows.copied().unwrap_or(0), reach.copied().unwrap_or(0))
     };
-    let kept = whole + usize::from(rows_of_next > 0);
-    let rows = u32::try_from(((whole / across) as u64 * unit_rows + rows_of_next).min(height.into())).ok()?;
-    if rows == 0 {
+    if reach == 0 {
         return None;
     }
-    let mut cut = file.to_vec();
-    let (at, size) = layout.small_value(&cut, entries.clone(), u64::from(Tag::ImageLength.to_u16()))?;
-    layout.write(&mut cut, at, size, rows.into())?;
-    let [strip_offsets, strip_counts] = [offsets_tag, counts_tag].map(|t| u64::from(t.to_u16()));
-    layout.shorten(&mut cut, entries.clone(), strip_offsets, kept as u64)?;
-    layout.shorten(&mut cut, entries.clone(), strip_counts, kept as u64)?;
-    if let Some(recoded) = recoded {
-        let at = cut.len() as u64;
-        layout.set_value(&mut cut, entries.clone(), strip_offsets, whole, at)?;
-        layout.set_value(&mut cut, entries.clone(), strip_counts, whole, recoded.len() as u64)?;
-        cut.extend(recoded);
-    } else if rows_of_next > 0 {
-        layout.set_value(&mut cut, entries.clone(), strip_counts, whole, rows_of_next * row_bytes)?;
-    }
-    // Turned once the page is whole: the rows kept are the stored page's top.
-    if let Some((at, size)) = layout.small_value(&cut, entries, u64::from(Tag::Orientation.to_u16())) {
-        layout.write(&mut cut, at, size, 1)?;
-    }
-    let warning = format!(
-        "the TIFF page breaks off after {rows} of its {height} rows (the file ends before its {unit} {} of {} does): \
-         the rest of it is read as blank",
-        present + 1,
-        offsets.len()
-    );
-    Some(crate::raster::tiff_page(&cut).map(|(top, _)| {
-        let top = top.to_rgba8();
-        let mut page = image::RgbaImage::from_pixel(top.width(), height, image::Rgba([u8::MAX; 4]));
-        image::imageops::replace(&mut page, &top, 0, 0);
-        let mut page = DynamicImage::ImageRgba8(page);
-        let unread = Area { x: 0.0, y: rows as f32, w: width as f32, h: (height - rows) as f32 };
+    let ends = format!("the file ends before its {unit} {} of {} does", present + 1, units.len());
+    let warning = if rows == height {
+        None
+    } else if rows == reach {
+        Some(format!(
+            "the TIFF page breaks off after {rows} of its {height} rows ({ends}): the rest of it is read as blank"
+        ))
+    } else {
+        Some(format!(
+            "the TIFF page's colours are stored apart and {ends}: {rows} of its {height} rows are read in full \
+             colour, rows {rows} to {reach} in grey from the colours that reach them (print in the others may not \
+             show){}",
+            if reach < height { ", the rest as blank" } else { "" }
+        ))
+    };
+    let page = || -> Result<_, OcrError> {
+        let parts = parts
+            .iter()
+            .map(|(rows, cut)| {
+                let part = crate::raster::tiff_page(cut).or_else(|e| decode_refused(cut).unwrap_or(Err(e)));
+                Ok((*rows, part?.0))
+            })
+            .collect::<Result<Vec<_>, OcrError>>()?;
+        let mut page = DynamicImage::ImageRgba8(parts_to_page(&parts, (width, height)));
         let orientation = orientation.unwrap_or(image::metadata::Orientation::NoTransforms);
         page.apply_orientation(orientation);
-        (page, warning, turned(unread, (width, height), orientation))
-    }))
+        let unread = Area { x: 0.0, y: reach as f32, w: width as f32, h: (height - reach) as f32 };
+        Ok((page, warning, (reach < height).then(|| turned(unread, (width, height), orientation))))
+    };
+    Some(page())
+}
+
+/// A page's parts, each the rows from its top it holds -> the page, white below them: one part
+/// as it is, three (red, green and blue planes) in colour where all reach a row, and planes in
+/// grey, their mean, where some do.
+fn parts_to_page(parts: &[(u32, DynamicImage)], (width, height): (u32, u32)) -> image::RgbaImage {
+    let mut page = image::RgbaImage::from_pixel(width, height, image::Rgba([u8::MAX; 4]));
+    if let [(_, whole)] = parts {
+        image::imageops::replace(&mut page, &whole.to_rgba8(), 0, 0);
+        return page;
+    }
+    let planes: Vec<(u32, GrayImage)> = parts.iter().map(|(rows, plane)| (*rows, plane.to_luma8())).collect();
+    for (y, row) in page.enumerate_rows_mut() {
+        let reaching: Vec<&GrayImage> =
+            planes.iter().filter(|(rows, plane)| y < *rows && y < plane.height()).map(|(_, plane)| plane).collect();
+        if reaching.is_empty() {
+            continue;
+        }
+        for (x, _, pixel) in row {
+            let at = |plane: &GrayImage| plane.get_pixel_checked(x, y).map_or(u8::MAX, |p| p.0[0]);
+            pixel.0 = match reaching[..] {
+                [red, green, blue] => [at(red), at(green), at(blue), u8::MAX],
+                _ => {
+                    let sum = reaching.iter().map(|&plane| u32::from(at(plane))).sum::<u32>();
+                    let grey = (sum / reaching.len() as u32) as u8;
+                    [grey, grey, grey, u8::MAX]
+                }
+            };
+        }
+    }
+    page
+}
+
+/// Whether a single-page TIFF stores its samples in planes apart, in tiles.
+pub(crate) fn planes_in_tiles(file: &[u8]) -> bool {
+    let Ok(mut decoder) = Decoder::new(Cursor::new(file)) else { return false };
+    let mut tag = |t: Tag| decoder.find_tag_unsigned::<u32>(t).ok().flatten();
+    tag(Tag::PlanarConfiguration) == Some(2)
+        && tag(Tag::SamplesPerPixel).unwrap_or(1) > 1
+        && tag(Tag::TileWidth).is_some()
+}
+
+/// A copy of a page's `file` whose directory holds its top `rows` in `kept` (each strip's or
+/// tile's offset and byte count, in the directory's order) under the tags of its `offsets`
+/// and `counts` lists, upright: the rows kept are the stored page's top, turned once the page is whole.
+fn rows_in_units(
+    mut file: Vec<u8>,
+    layout: TiffLayout,
+    entries: std::ops::Range<usize>,
+    [offsets, counts]: [u64; 2],
+    rows: u32,
+    kept: &[(u64, u64)],
+) -> Option<Vec<u8>> {
+    let (at, size) = layout.small_value(&file, entries.clone(), u64::from(Tag::ImageLength.to_u16()))?;
+    layout.write(&mut file, at, size, rows.into())?;
+    layout.shorten(&mut file, entries.clone(), offsets, kept.len() as u64)?;
+    layout.shorten(&mut file, entries.clone(), counts, kept.len() as u64)?;
+    for (i, &(at, n)) in kept.iter().enumerate() {
+        layout.set_value(&mut file, entries.clone(), offsets, i, at)?;
+        layout.set_value(&mut file, entries.clone(), counts, i, n)?;
+    }
+    if let Some((at, size)) = layout.small_value(&file, entries, u64::from(Tag::Orientation.to_u16())) {
+        layout.write(&mut file, at, size, 1)?;
+    }
+    Some(file)
+}
+
+/// A page's file cut to one of its planes (`rows_in_units`) -> that plane as a grey page: one
+/// sample a pixel, no extra samples, its values as the plane's `photometric` has them (white is
+/// zero, or black, for a colour's or a luma's plane).
+fn one_plane_in_grey(
+    mut file: Vec<u8>,
+    layout: TiffLayout,
+    entries: std::ops::Range<usize>,
+    photometric: u32,
+) -> Option<Vec<u8>> {
+    let grey = if photometric == WHITE_IS_ZERO { WHITE_IS_ZERO } else { BLACK_IS_ZERO };
+    for (tag, value) in
+        [(Tag::SamplesPerPixel, 1), (Tag::PlanarConfiguration, 1), (Tag::PhotometricInterpretation, grey)]
+    {
+        let (at, size) = layout.small_value(&file, entries.clone(), u64::from(tag.to_u16()))?;
+        layout.write(&mut file, at, size, value.into())?;
+    }
+    // A value per sample becomes the one sample's; extra samples (alpha) go.
+    for (tag, count) in [(Tag::BitsPerSample, 1), (Tag::SampleFormat, 1), (Tag::ExtraSamples, 0)] {
+        let number = u64::from(tag.to_u16());
+        if layout.entry(&file, entries.clone(), number).is_some() {
+            layout.shorten(&mut file, entries.clone(), number, count)?;
+        }
+    }
+    Some(file)
 }
 
 /// A single-page TIFF's pixel shape as shown: how much taller than wide its pixel is, from
@@ -758,6 +902,34 @@ fn palette_page(file: &[u8], colormap: &[u16]) -> Result<(DynamicImage, Option<S
     let image = RgbImage::from_raw(width, height, rgb)
         .ok_or_else(|| OcrError::Image("TIFF palette: fewer pixels than the page holds".into()))?;
     Ok((DynamicImage::ImageRgb8(image), None))
+}
+
+/// A grey page with an alpha sample (transparency, a mask), which `image` refuses -> its grey
+/// and alpha, 8 or 16 bits a sample.
+fn grey_alpha_page(file: &[u8], white_is_zero: bool) -> Result<(DynamicImage, Option<String>), OcrError> {
+    let mut decoder = Decoder::new(Cursor::new(file)).map_err(tiff_error)?;
+    let (width, height) = page_size(&mut decoder)?;
+    let short = || OcrError::Image("TIFF grey with alpha: fewer pixels than the page holds".into());
+    let image = match decoder.read_image().map_err(tiff_error)? {
+        DecodingResult::U8(mut samples) => {
+            if white_is_zero {
+                samples.iter_mut().step_by(2).for_each(|v| *v = u8::MAX - *v);
+            }
+            DynamicImage::ImageLumaA8(image::GrayAlphaImage::from_raw(width, height, samples).ok_or_else(short)?)
+        }
+        DecodingResult::U16(mut samples) => {
+            if white_is_zero {
+                samples.iter_mut().step_by(2).for_each(|v| *v = u16::MAX - *v);
+            }
+            DynamicImage::ImageLumaA16(image::ImageBuffer::from_raw(width, height, samples).ok_or_else(short)?)
+        }
+        _ => {
+            return Err(OcrError::Image(
+                "TIFF grey with alpha: samples of other than 8 or 16 bits are not read".into(),
+            ));
+        }
+    };
+    Ok((image, None))
 }
 
 /// Rows of `bits`-bit samples packed into bytes (each row starting on a byte, first sample in
@@ -1329,6 +1501,136 @@ pub(crate) mod tests {
         // Ending in the second tile, no row of tiles is whole: still an error.
         file.truncate(tiles_at + 300);
         assert!(read(&file).is_err());
+        Ok(())
+    }
+
+    /// The fields of a 4×6 RGB page, 8 bits a sample, two rows a strip, its planes apart.
+    fn planar_fields() -> Vec<(u16, Field)> {
+        vec![
+            (256, Field::Short(vec![4])),
+            (257, Field::Short(vec![6])),
+            (258, Field::Short(vec![8, 8, 8])),
+            (259, Field::Short(vec![1])),
+            (262, Field::Short(vec![2])),
+            (277, Field::Short(vec![3])),
+            (278, Field::Short(vec![2])),
+            (284, Field::Short(vec![2])),
+        ]
+    }
+
+    /// Plane `p`'s sample on row `y`: each plane and row its own.
+    fn planar_sample(p: usize, y: usize) -> u8 {
+        [10, 100, 200][p] + y as u8
+    }
+
+    /// The strips of `planar_fields`' page, each plane's three in turn; a plane's strips
+    /// past `kept[plane]` lie past the file's end.
+    fn planar_strips(kept: [usize; 3]) -> Vec<Option<Vec<u8>>> {
+        let strip = |p: usize, s: usize| (2 * s..2 * s + 2).flat_map(|y| [planar_sample(p, y); 4]).collect();
+        (0..3).flat_map(|p| (0..3).map(move |s| (s < kept[p]).then(|| strip(p, s)))).collect()
+    }
+
+    #[test]
+    fn a_page_whose_colours_are_stored_apart_cut_short_keeps_them_above_and_grey_below() -> Result<(), OcrError> {
+        let column = |page: &DecodedPage| page.image.rows().map(|mut r| r.next().map(|p| p.0)).collect::<Vec<_>>();
+        let colour = |y: usize| Some([0, 1, 2].map(|p| planar_sample(p, y)));
+        let grey = |y: usize, planes: &[usize]| {
+            let mean = planes.iter().map(|&p| u32::from(planar_sample(p, y))).sum::<u32>() / planes.len() as u32;
+            Some([mean as u8; 3])
+        };
+        // Each plane's strips kept, the page's rows as read, and what the warning says.
+        let cases = [
+            (
+                [3, 3, 1],
+                [colour(0), colour(1), grey(2, &[0, 1]), grey(3, &[0, 1]), grey(4, &[0, 1]), grey(5, &[0, 1])],
+                "the file ends before its strip 8 of 9 does: 2 of its 6 rows are read in full colour, rows 2 to 6 in grey",
+            ),
+            (
+                [3, 1, 0],
+                [grey(0, &[0, 1]), grey(1, &[0, 1]), grey(2, &[0]), grey(3, &[0]), grey(4, &[0]), grey(5, &[0])],
+                "strip 5 of 9 does: 0 of its 6 rows are read in full colour, rows 0 to 6 in grey",
+            ),
+            (
+                [2, 0, 0],
+                [grey(0, &[0]), grey(1, &[0]), grey(2, &[0]), grey(3, &[0]), Some([255; 3]), Some([255; 3])],
+                "rows 0 to 4 in grey from the colours that reach them (print in the others may not show), the rest as blank",
+            ),
+        ];
+        for (kept, rows, says) in cases {
+            let strips = planar_strips(kept);
+            let strips: Vec<Option<&[u8]>> = strips.iter().map(Option::as_deref).collect();
+            let page = read(&tiff_with(&planar_fields(), &strips))?;
+            assert_eq!(column(&page), rows, "{kept:?}");
+            let warning = page.warning.unwrap_or_default();
+            assert!(warning.contains(says), "{kept:?}: {warning}");
+            let unread = (kept[0] < 3).then_some(Area { x: 0.0, y: 4.0, w: 4.0, h: 2.0 });
+            assert_eq!(page.unread, unread, "{kept:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_page_whose_colours_are_stored_apart_in_tiles_reads_in_colour_not_a_panic() -> Result<(), OcrError> {
+        // 32×16 RGB in 16×16 raw tiles, two a plane, each tile of each plane one shade: `tiff`
+        // asserts on such a page.
+        let shade = |p: usize, t: usize| [10, 100, 200][p] + 20 * t as u8;
+        let mut fields = planar_fields();
+        fields.retain(|(t, _)| ![256, 257, 278].contains(t));
+        fields.extend([(256, Field::Short(vec![32])), (257, Field::Short(vec![16]))]);
+        fields.extend([(322, Field::Short(vec![16])), (323, Field::Short(vec![16]))]);
+        fields.sort_by_key(|(t, _)| *t);
+        let tiles: Vec<Vec<u8>> = (0..3).flat_map(|p| (0..2).map(move |t| vec![shade(p, t); 256])).collect();
+        let mut file = tiff_with(&fields, &tiles.iter().map(|t| Some(&t[..])).collect::<Vec<_>>());
+        let layout = TiffLayout::of(&file).ok_or(OcrError::Image("layout".into()))?;
+        let entries = layout.first_entries(&file).unwrap_or_default();
+        for (strip_tag, tile_tag) in [(273u64, 324u64), (279, 325)] {
+            let at = layout.entry(&file, entries.clone(), strip_tag).ok_or(OcrError::Image("entry".into()))?;
+            layout.write(&mut file, at, 2, tile_tag).ok_or(OcrError::Image("tag".into()))?;
+        }
+        assert!(planes_in_tiles(&file));
+        let page = read(&file)?;
+        let at = |x, y| page.image.get_pixel(x, y).0;
+        assert_eq!([at(0, 0), at(31, 15)], [[0, 1, 2].map(|p| shade(p, 0)), [0, 1, 2].map(|p| shade(p, 1))]);
+        assert_eq!((page.warning, page.unread), (None, None));
+        Ok(())
+    }
+
+    #[test]
+    fn a_grey_page_with_alpha_reads_its_grey_on_white() -> Result<(), OcrError> {
+        // Two pixels of grey 40, opaque and transparent; white is zero stores 215 for it.
+        for (photometric, stored) in [(1, 40), (0, 215)] {
+            let fields = [
+                (256, Field::Short(vec![2])),
+                (257, Field::Short(vec![1])),
+                (258, Field::Short(vec![8, 8])),
+                (259, Field::Short(vec![1])),
+                (262, Field::Short(vec![photometric])),
+                (277, Field::Short(vec![2])),
+                (338, Field::Short(vec![2])),
+            ];
+            let page = read(&tiff_with(&fields, &[Some(&[stored, 255, stored, 0])]))?;
+            assert_eq!(grey(&page), [40, 255], "photometric {photometric}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_palette_page_cut_short_keeps_its_whole_strips() -> Result<(), OcrError> {
+        // 2×4 in two strips of 8-bit indices, each index its own grey; the second strip lost.
+        let colormap: Vec<u16> = (0..3).flat_map(|_| (0..256).map(|i| i * 257)).collect();
+        let fields = [
+            (256, Field::Short(vec![2])),
+            (257, Field::Short(vec![4])),
+            (258, Field::Short(vec![8])),
+            (259, Field::Short(vec![1])),
+            (262, Field::Short(vec![3])),
+            (277, Field::Short(vec![1])),
+            (278, Field::Short(vec![2])),
+            (320, Field::Short(colormap)),
+        ];
+        let page = read(&tiff_with(&fields, &[Some(&[10, 20, 30, 40]), None]))?;
+        assert_eq!(grey(&page), [10, 20, 30, 40, 255, 255, 255, 255]);
+        assert_eq!(page.unread, Some(Area { x: 0.0, y: 2.0, w: 2.0, h: 2.0 }));
         Ok(())
     }
 
