@@ -117,9 +117,9 @@ impl<'a> ImageFile<'a> {
                 // `tiff` asserts (a panic, which ends a browser's worker) on planes stored
                 // apart in tiles: those are read plane by plane.
                 let decoded = match planes_in_tiles(&file) {
-                    true => {
-                        Err(OcrError::Image("TIFF: planes stored apart in tiles are read in grey or RGB only".into()))
-                    }
+                    true => Err(OcrError::Image(
+                        "TIFF: planes stored apart in tiles are read on grey, RGB, L*a*b* and YCbCr pages only".into(),
+                    )),
                     false => tiff_page(&file),
                 };
                 match decoded {

@@ -281,7 +281,13 @@ pub(crate) fn decode_refused(file: &[u8]) -> Option<Result<(DynamicImage, Option
     let compression = tag(Tag::Compression).unwrap_or(1);
     let photometric = tag(Tag::PhotometricInterpretation)?;
     let orientation = tag(Tag::Orientation).and_then(|o| image::metadata::Orientation::from_exif(o as u8));
-    let grey_alpha = tag(Tag::SamplesPerPixel) == Some(2) && tag(Tag::PlanarConfiguration) != Some(2);
+    let planar = tag(Tag::PlanarConfiguration) == Some(2);
+    let grey_alpha = tag(Tag::SamplesPerPixel) == Some(2) && !planar;
+    // Read plane by plane (`page_from_its_strips`): the readers below take samples together
+    // (an old-style JPEG page's stream holds its own).
+    if planar && compression != 6 && matches!(photometric, YCBCR | CIELAB | ICCLAB) {
+        return None;
+    }
     let page = match (compression, photometric) {
         (2 | 3, 0 | 1) => fax_page(file, &mut decoder),
         // Read as black is zero: `tiff` turns no multi-sample page's white-is-zero grey.
@@ -332,7 +338,8 @@ pub(crate) type PageRead = (DynamicImage, Option<String>, Option<Area>);
 ///   predictor and colour it reads;
 /// - a grey or RGB page whose samples are stored in planes apart (which `image` refuses tiled,
 ///   or grey with an alpha plane), each plane read as a grey page of its own: cut short, in colour
-///   the rows every colour plane holds, and under them in grey the rows some hold.
+///   the rows every colour plane holds, and under them in grey the rows some hold; an L*a*b* or
+///   YCbCr one so (which the readers here refuse), by its lightness or luma plane alone.
 ///
 /// `None` where neither applies, or no row is there.
 pub(crate) fn page_from_its_strips(file: &[u8]) -> Option<Result<PageRead, OcrError>> {
@@ -411,9 +418,10 @@ pub(crate) fn page_from_its_strips(file: &[u8]) -> Option<Result<PageRead, OcrEr
         let rows = (u64::from(rows_of(whole / across)) + rows_of_next).min(height.into()) as u32;
         (vec![(rows, cut_to(copy, rows, &kept)?)], rows, rows)
     } else {
+        // L*a*b* and YCbCr by their lightness or luma plane alone.
         let colours = match photometric {
             RGB => 3,
-            WHITE_IS_ZERO | BLACK_IS_ZERO => 1,
+            WHITE_IS_ZERO | BLACK_IS_ZERO | YCBCR | CIELAB | ICCLAB => 1,
             _ => return None,
         };
         // Each plane's whole rows of strips or tiles; the planes follow one another.
@@ -437,7 +445,9 @@ pub(crate) fn page_from_its_strips(file: &[u8]) -> Option<Result<PageRead, OcrEr
         return None;
     }
     let ends = format!("the file ends before its {unit} {} of {} does", present + 1, units.len());
-    let warning = if rows == height {
+    let lightness = matches!(photometric, YCBCR | CIELAB | ICCLAB)
+        .then_some("the TIFF page's colours are stored apart, which is read for its lightness alone: the page is grey");
+    let broken = if rows == height {
         None
     } else if rows == reach {
         Some(format!(
@@ -450,6 +460,10 @@ pub(crate) fn page_from_its_strips(file: &[u8]) -> Option<Result<PageRead, OcrEr
              show){}",
             if reach < height { ", the rest as blank" } else { "" }
         ))
+    };
+    let warning = match (lightness, broken) {
+        (Some(lightness), Some(broken)) => Some(format!("{lightness}; {broken}")),
+        (lightness, broken) => broken.or(lightness.map(str::to_string)),
     };
     let page = || -> Result<_, OcrError> {
         let parts = parts
@@ -1565,6 +1579,31 @@ pub(crate) mod tests {
             assert!(warning.contains(says), "{kept:?}: {warning}");
             let unread = (kept[0] < 3).then_some(Area { x: 0.0, y: 4.0, w: 4.0, h: 2.0 });
             assert_eq!(page.unread, unread, "{kept:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn an_lab_or_ycbcr_page_whose_colours_are_stored_apart_reads_as_its_lightness() -> Result<(), OcrError> {
+        for photometric in [8, 6] {
+            let mut fields = planar_fields();
+            fields.retain(|(t, _)| *t != 262);
+            fields.push((262, Field::Short(vec![photometric])));
+            fields.sort_by_key(|(t, _)| *t);
+            // Whole, and with the lightness plane's last strip lost.
+            for (kept, rows) in [([3, 3, 3], 6), ([2, 0, 0], 4)] {
+                let strips = planar_strips(kept);
+                let strips: Vec<Option<&[u8]>> = strips.iter().map(Option::as_deref).collect();
+                let page = read(&tiff_with(&fields, &strips))?;
+                let want: Vec<u8> =
+                    (0..6).flat_map(|y| [if y < rows { planar_sample(0, y) } else { 255 }; 4]).collect();
+                assert_eq!(grey(&page), want, "{photometric} {kept:?}");
+                let warning = page.warning.unwrap_or_default();
+                assert!(
+                    warning.starts_with("the TIFF page's colours are stored apart, which is read for its lightness")
+                );
+                assert_eq!(warning.contains("breaks off after 4 of its 6 rows"), rows == 4, "{warning}");
+            }
         }
         Ok(())
     }
