@@ -2275,6 +2275,53 @@ fn a_tiff_cut_short_after_its_directory_reads_the_lines_before_the_cut() {
     let warnings = &cut.pages[0].warnings;
     assert!(warnings.iter().any(|w| w.message.contains("breaks off after 334 of its 480 rows")), "{warnings:?}");
 }
+/// A scan stored sideways (a PNG turned a quarter, its EXIF orientation 6 turning it back, as
+/// phones store photos) cut short breaks off down the page, across its lines: each line kept
+/// its start, its letter at the break read as what was left of it ("1quick", "Irimped",
+/// "/n dog"). That letter is left out, with a warning. Words that are no word's end on the
+/// whole page (a line's start cut mid-word reads as one), of phototest and the UNLV page cut
+/// to 40% and 60% of their bytes: 26 before, 5 after, those left not at the break ("An",
+/// "I00", "affection_", "easily;": lines joined otherwise than on the whole page).
+#[test]
+fn a_sideways_scan_cut_short_loses_the_letters_the_break_cuts_not_misreads_them() {
+    use image::ImageEncoder;
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let models = engine(&dir);
+    let read = |bytes: &[u8]| docsift::extract_until(bytes, &opts(&models, OcrMode::Auto), &|_| {}, &|| true);
+    // A TIFF header and one entry: orientation (0x0112), a SHORT, 6.
+    let exif = [&b"II*\0\x08\0\0\0\x01\0\x12\x01\x03\0\x01\0\0\0\x06\0\0\0"[..], &[0; 4]].concat();
+    let mut misread = 0;
+    for name in ["phototest.tif", "8071_093.3B.tif"] {
+        let scan = std::fs::read(corpus.join("ocr/tesseract-test/testing").join(name)).expect(name);
+        let upright = docsift_ocr::decode_image(&scan).expect(name);
+        let stored = image::imageops::rotate270(&upright);
+        let mut png = Vec::new();
+        let mut encoder = image::codecs::png::PngEncoder::new(&mut png);
+        encoder.set_exif_metadata(exif.clone()).expect("EXIF");
+        encoder.write_image(&stored, stored.width(), stored.height(), image::ExtendedColorType::Rgb8).expect("PNG");
+        let whole = read(&png).expect(name);
+        assert_eq!(
+            whole.pages[0].text,
+            read(&docsift_ocr::encode_png(&upright).expect("PNG")).expect(name).pages[0].text
+        );
+        let words: Vec<&str> = whole.pages[0].text.split_whitespace().collect();
+        for keep in [0.4, 0.6] {
+            let doc = read(&png[..(png.len() as f64 * keep) as usize]).expect(name);
+            assert_ocr_boxes(&doc, name);
+            let strange: Vec<&str> = doc.pages[0]
+                .text
+                .split_whitespace()
+                .filter(|w| !words.iter().any(|whole| whole.ends_with(w)))
+                .collect();
+            println!("{name} stored sideways, cut to {keep}: {} words no word's end: {strange:?}", strange.len());
+            misread += strange.len();
+            let warnings = &doc.pages[0].warnings;
+            assert!(warnings.iter().any(|w| w.message.contains("left out of")), "{name} {keep}: {warnings:?}");
+        }
+    }
+    assert!(misread <= 6, "{misread} words misread");
+}
+
 /// A scan whose red, green and blue are stored apart (planar configuration 2): in tiles it
 /// panicked `tiff` (the browser's worker gone), and cut short it was an error. Now it reads as
 /// the same picture stored as a PNG does, in strips or tiles; cut to half its bytes (the red

@@ -443,18 +443,27 @@ pub async fn image_page(
     let engine = models.engine()?;
     let mut lines = read_lines(&engine, &img, keep_going, &|s| models.step(s)).await?;
     if let Some(unread) = unread {
-        let (clear, cut) = docsift_ocr::lines_clear_of(lines, &img, unread);
-        lines = clear;
-        let left_out = match cut {
-            0 => None,
-            1 => {
-                Some("the line the picture breaks off in is left out: only part of its letters was decoded".to_string())
-            }
-            n => Some(format!(
-                "{n} lines the picture breaks off in are left out: only part of their letters was decoded"
-            )),
-        };
-        page.warnings.extend(left_out.map(|w| Warning::page(number, w)));
+        let clear = docsift_ocr::lines_clear_of(lines, &img, unread);
+        lines = clear.lines;
+        // What was left out of how many lines, told in the singular or the plural.
+        let told = |n: usize, one: &str, many: String| (n > 0).then(|| if n == 1 { one.to_string() } else { many });
+        let left_out = told(
+            clear.left_out,
+            "the line the picture breaks off in is left out: only part of its letters was decoded",
+            format!(
+                "{} lines the picture breaks off in are left out: only part of their letters was decoded",
+                clear.left_out
+            ),
+        );
+        let cut_short = told(
+            clear.cut_short,
+            "the letter the picture breaks off in is left out of its line: only part of it was decoded",
+            format!(
+                "the letters the picture breaks off in are left out of {} lines: only part of each was decoded",
+                clear.cut_short
+            ),
+        );
+        page.warnings.extend([left_out, cut_short].into_iter().flatten().map(|w| Warning::page(number, w)));
     }
     docsift_ocr::lines_to_page(&mut page, &lines, 1.0, engine.backend_name());
     if opts.layout && engine.has_layout() {
