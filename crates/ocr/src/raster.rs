@@ -128,7 +128,8 @@ impl<'a> ImageFile<'a> {
                     // pages whose file ends among their strips or whose planes it refuses.
                     Err(e) => match decode_refused(&file) {
                         Some(Ok((img, warning))) => (img, aspect, warning, None),
-                        // Cut short, the page is read from the strips that are there.
+                        // Cut short, or stored in planes, it is read from its strips
+                        // (`page_from_its_strips`).
                         refused => {
                             let e = refused.and_then(Result::err).unwrap_or(e);
                             let (img, warning, unread) = page_from_its_strips(&file).unwrap_or(Err(e))?;
@@ -595,7 +596,8 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
 }
 
 /// The renderer and the JPEG 2000 and TIFF decoders are large third-party bodies of code fed
-/// hostile files: a panic in one (`what`) becomes an error for that page, not a crash of the extraction.
+/// hostile files: a panic in one (`what`) becomes an error for that page, not a crash of the
+/// extraction.
 fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, OcrError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
         .map_err(|_| OcrError::Image(format!("{what} failed on this page")))

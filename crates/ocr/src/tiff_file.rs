@@ -30,9 +30,9 @@ const PHOTOMETRIC: u64 = 262;
 /// The TIFF field type of a fraction: two LONGs, numerator then denominator.
 const RATIONAL: u64 = 5;
 
-/// Photometric interpretations of that tag: grey (white or black is zero), RGB, palette, YCbCr, CIE
-/// L*a*b* (TIFF 6.0 section 23: a* and b* signed) and ICC L*a*b* (Adobe TIFF Technote 4: a*
-/// and b* offset by 128).
+/// Photometric interpretations of that tag: grey (white or black is zero), RGB, palette,
+/// YCbCr, CIE L*a*b* (TIFF 6.0 section 23: a* and b* signed) and ICC L*a*b* (Adobe TIFF
+/// Technote 4: a* and b* offset by 128).
 const WHITE_IS_ZERO: u32 = 0;
 const BLACK_IS_ZERO: u32 = 1;
 const RGB: u32 = 2;
@@ -524,7 +524,8 @@ pub(crate) fn planes_in_tiles(file: &[u8]) -> bool {
 
 /// A copy of a page's `file` whose directory holds its top `rows` in `kept` (each strip's or
 /// tile's offset and byte count, in the directory's order) under the tags of its `offsets`
-/// and `counts` lists, upright: the rows kept are the stored page's top, turned once the page is whole.
+/// and `counts` lists, upright: the rows kept are the stored page's top, turned once the page
+/// is whole.
 fn rows_in_units(
     mut file: Vec<u8>,
     layout: TiffLayout,
