@@ -1398,6 +1398,17 @@ pub(crate) mod tests {
         page.image.pixels().map(|p| p.0[0]).collect()
     }
 
+    /// `tiff_with`'s strip lists retagged as tile lists (TileOffsets, TileByteCounts).
+    fn strips_as_tiles(file: &mut [u8]) -> Result<(), OcrError> {
+        let layout = TiffLayout::of(file).ok_or(OcrError::Image("layout".into()))?;
+        let entries = layout.first_entries(file).unwrap_or_default();
+        for (strip_tag, tile_tag) in [(273u64, 324u64), (279, 325)] {
+            let at = layout.entry(file, entries.clone(), strip_tag).ok_or(OcrError::Image("entry".into()))?;
+            layout.write(file, at, 2, tile_tag).ok_or(OcrError::Image("tag".into()))?;
+        }
+        Ok(())
+    }
+
     fn read(file: &[u8]) -> Result<DecodedPage, OcrError> {
         ImageFile::open(file).page(0)
     }
@@ -1491,10 +1502,7 @@ pub(crate) mod tests {
         let layout = TiffLayout::of(&file).ok_or(OcrError::Image("layout".into()))?;
         let entries = layout.first_entries(&file).unwrap_or_default();
         // The strip lists become the tile lists, the tiles after the directory.
-        for (strip_tag, tile_tag) in [(273u64, 324u64), (279, 325)] {
-            let at = layout.entry(&file, entries.clone(), strip_tag).ok_or(OcrError::Image("entry".into()))?;
-            layout.write(&mut file, at, 2, tile_tag).ok_or(OcrError::Image("tag".into()))?;
-        }
+        strips_as_tiles(&mut file)?;
         let tiles_at = file.len();
         for t in 0..6 {
             let set = |file: &mut Vec<u8>, tag, value| layout.set_value(file, entries.clone(), tag, t, value);
@@ -1621,12 +1629,7 @@ pub(crate) mod tests {
         fields.sort_by_key(|(t, _)| *t);
         let tiles: Vec<Vec<u8>> = (0..3).flat_map(|p| (0..2).map(move |t| vec![shade(p, t); 256])).collect();
         let mut file = tiff_with(&fields, &tiles.iter().map(|t| Some(&t[..])).collect::<Vec<_>>());
-        let layout = TiffLayout::of(&file).ok_or(OcrError::Image("layout".into()))?;
-        let entries = layout.first_entries(&file).unwrap_or_default();
-        for (strip_tag, tile_tag) in [(273u64, 324u64), (279, 325)] {
-            let at = layout.entry(&file, entries.clone(), strip_tag).ok_or(OcrError::Image("entry".into()))?;
-            layout.write(&mut file, at, 2, tile_tag).ok_or(OcrError::Image("tag".into()))?;
-        }
+        strips_as_tiles(&mut file)?;
         assert!(planes_in_tiles(&file));
         let page = read(&file)?;
         let at = |x, y| page.image.get_pixel(x, y).0;
