@@ -317,6 +317,12 @@ pub fn interlaced_png(picture: &image::RgbImage) -> Vec<u8> {
     png
 }
 
+/// `picture` as a lossy WebP at `quality` (0 to 100), written by libwebp as most lossy WebPs
+/// are (`image` writes lossless ones only).
+pub fn lossy_webp(picture: &image::RgbImage, quality: f32) -> Vec<u8> {
+    webp::Encoder::from_rgb(picture.as_raw(), picture.width(), picture.height()).encode(quality).to_vec()
+}
+
 /// `picture` as a TIFF whose red, green and blue are stored apart (planar configuration 2),
 /// raw, its directory before its pixels (so a cut keeps it), in strips of `unit` rows or, with
 /// `tiled`, in `unit`×`unit` tiles: a layout neither `image` nor `tiff` writes.

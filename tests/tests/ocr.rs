@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use docsift::{Document, OcrMode, OcrScript, Options};
 use docsift_model::Origin;
-use docsift_tests::{collapse_ws, corpus, extract_with, interlaced_png, manifest, max_abs_diff, planar_tiff, token_f1};
+use docsift_tests::{
+    collapse_ws, corpus, extract_with, interlaced_png, lossy_webp, manifest, max_abs_diff, planar_tiff, token_f1,
+};
 
 /// The models folder (filled by scripts/models.py, which the test command runs); missing
 /// models fail under CI.
@@ -2369,14 +2371,19 @@ fn a_line_a_scan_breaks_off_in_is_left_out_not_misread() {
     let png = docsift_ocr::encode_png(&picture).expect("PNG");
     let mut jpeg = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&picture).expect("JPEG");
+    let webp = lossy_webp(&picture, 90.0);
     let phototest = std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("phototest.tif");
+    let phototest_webp = lossy_webp(&docsift_ocr::decode_image(&phototest).expect("phototest.tif"), 90.0);
     let mut failures = Vec::new();
     for (what, file, keep, bar) in [
         ("UNLV PNG", &png, 0.3, 3),
         ("UNLV PNG", &png, 0.45, 3),
         ("UNLV PNG", &png, 0.6, 3),
         ("UNLV JPEG", &jpeg, 0.5, 3),
+        ("UNLV WebP", &webp, 0.3, 3),
+        ("UNLV WebP", &webp, 0.6, 3),
         ("phototest.tif", &phototest, 0.3, 0),
+        ("phototest WebP", &phototest_webp, 0.5, 0),
     ] {
         let whole = words(&read(file).expect(what));
         let doc = read(&file[..(file.len() as f64 * keep) as usize]).expect(what);

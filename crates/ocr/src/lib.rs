@@ -34,6 +34,7 @@ mod tract;
 mod wasm_kernel;
 #[cfg(feature = "wonnx")]
 mod webgpu;
+mod webp_file;
 
 use std::borrow::Cow;
 

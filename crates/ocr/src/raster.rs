@@ -17,6 +17,7 @@ use crate::tiff_file::{
     TiffLayout, TiffPage, decode_refused, exif_pixel_aspect, page_from_its_strips, planes_in_tiles, single_page_tiff,
     tiff_pages, tiff_pixel_aspect,
 };
+use crate::webp_file::lossy_frame_cut_short;
 
 /// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
 /// copy stays under `image`'s default 512 MiB allocation limit.
@@ -72,6 +73,14 @@ impl<'a> ImageFile<'a> {
                 && let Some(why) = &self.broken_chain =>
             {
                 return Err(OcrError::Corrupt(why.clone()));
+            }
+            // A lossy WebP cut short, which `image` decodes whole or not at all (and whose
+            // container it may refuse, the chunks it declares after the frame missing).
+            None if index == 0
+                && self.tiff_pages.is_empty()
+                && let Some((img, warning, unread)) = lossy_frame_cut_short(self.bytes) =>
+            {
+                (img, None, Some(warning.to_string()), unread)
             }
             // A PNG, JPEG, WebP, GIF, BMP or PNM; or a TIFF of nothing but thumbnails, read as
             // its first.
@@ -598,7 +607,7 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
 /// The renderer and the JPEG 2000 and TIFF decoders are large third-party bodies of code fed
 /// hostile files: a panic in one (`what`) becomes an error for that page, not a crash of the
 /// extraction.
-fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, OcrError> {
+pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, OcrError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
         .map_err(|_| OcrError::Image(format!("{what} failed on this page")))
 }

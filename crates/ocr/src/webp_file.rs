@@ -1,0 +1,268 @@
+//! WebP pictures cut short. `image-webp` decodes a lossy frame (VP8) whole or not at all, so a
+//! frame whose file ends early is decoded with its missing bytes filled in, twice, each time
+//! with other bytes: the rows both decode alike are the picture's own, and the first row they
+//! differ in is where its data broke off. A lossless frame (VP8L) cut short is not read: its
+//! pixels come through back-references and colour caches that a fill does not keep apart.
+
+use std::io::Cursor;
+
+use image::DynamicImage;
+
+use crate::det::Area;
+use crate::raster::{guarded, page_within_limit};
+
+/// What a lossy frame's missing bytes are filled with, the first fill the picture is kept
+/// from and the others tried in turn to tell where it broke off. The bool decoder reads zero
+/// bits as its likelier branch (mostly the end of a block's coefficients), so a zero fill lasts
+/// the frame out; 0x80 and 0x01 did too on the pictures tried, where 0x55, 0x7F, 0xFE and 0xFF
+/// read tokens long enough to run past the frame's end (which is why it is filled on past it).
+const FILLS: [u8; 3] = [0x00, 0x80, 0x01];
+
+/// A WebP cut short inside its lossy frame: the rows from the break are not read.
+const FRAME_CUT_SHORT: &str = "the WebP ends before its picture does (the file was cut short)";
+
+/// A WebP cut short after its lossy frame's data (in the metadata after it, or in the frame's
+/// last bytes, which no row needed).
+const CUT_AFTER_THE_PICTURE: &str = "the WebP was cut short after its picture, which is read whole";
+
+/// A WebP whose file ends inside or after its lossy frame -> the picture decoded as far as the
+/// break, white from the row the break's effects reach (its row of macroblocks from where the
+/// frame's loop filter and chroma reach into the row above), and those rows as an area of the
+/// stored picture (none where every row decoded alike), with a warning that says which. `None`
+/// where the file is not such a WebP, or where the part before the break does not decode (a
+/// frame header or first partition cut).
+pub(crate) fn lossy_frame_cut_short(bytes: &[u8]) -> Option<(DynamicImage, &'static str, Option<Area>)> {
+    let frame = cut_lossy_frame(bytes)?;
+    let mut reads = FILLS.iter().filter_map(|&fill| decoded(&filled(bytes, &frame, fill)));
+    let mut picture = reads.next()?;
+    if frame.whole {
+        return Some((picture, CUT_AFTER_THE_PICTURE, None));
+    }
+    let other = reads.next()?;
+    let (width, height) = (picture.width(), picture.height());
+    let row_bytes = picture.as_bytes().len() / height.max(1) as usize;
+    let rows = picture.as_bytes().chunks(row_bytes.max(1)).zip(other.as_bytes().chunks(row_bytes.max(1)));
+    let Some(differs) = rows.take(height as usize).position(|(a, b)| a != b) else {
+        return Some((picture, CUT_AFTER_THE_PICTURE, None));
+    };
+    let from = rows_from_the_break(differs);
+    if from == 0 {
+        return None;
+    }
+    match &mut picture {
+        DynamicImage::ImageRgb8(img) => img.rows_mut().skip(from).flatten().for_each(|p| p.0 = [u8::MAX; 3]),
+        DynamicImage::ImageRgba8(img) => img.rows_mut().skip(from).flatten().for_each(|p| p.0 = [u8::MAX; 4]),
+        _ => return None,
+    }
+    let from = from as f32;
+    Some((picture, FRAME_CUT_SHORT, Some(Area { x: 0.0, y: from, w: width as f32, h: height as f32 - from })))
+}
+
+/// A VP8 macroblock's side, in luma rows.
+const MACROBLOCK_ROWS: usize = 16;
+
+/// Rows above a row of macroblocks that decoding it changes: the loop filter's reach over the
+/// edge between them (3 chroma rows, 6 luma ones) and the upsampler's chroma row beyond it.
+const ROWS_A_MACROBLOCK_REACHES_ABOVE: usize = 8;
+
+/// The first row a break can have changed, from the first row the fills decode otherwise
+/// (`differs`): the top of the reach above the row of macroblocks the break is in. Both fills
+/// can decode the rows a broken macroblock reaches above alike and still not as the whole file
+/// does (seen up to 4 rows above `differs`); a `differs` within that reach of the next row of
+/// macroblocks is that row's.
+fn rows_from_the_break(differs: usize) -> usize {
+    let reach = ROWS_A_MACROBLOCK_REACHES_ABOVE;
+    ((differs + reach) / MACROBLOCK_ROWS * MACROBLOCK_ROWS).saturating_sub(reach)
+}
+
+/// Bytes a lossy frame's data may take per pixel, filled in: noise at the highest quality
+/// takes 2.7, and a fill past that is a chunk size no picture needs (a corrupt one).
+const MOST_BYTES_PER_PIXEL: usize = 4;
+
+/// Bytes filled in past what the frame's pixels need, for a small frame's headers and tables.
+const FILL_SLACK: usize = 1 << 16;
+
+/// A lossy frame the file ends in or after.
+struct CutFrame {
+    /// Where its chunk starts.
+    chunk: usize,
+    /// The length of the file made whole (`filled`).
+    fill_to: usize,
+    /// Whether the frame's data all came (the file cut in a chunk's header after it).
+    whole: bool,
+}
+
+/// The lossy frame a file ends in or after (`CutFrame`), read from its RIFF chunks (a simple
+/// file's one `VP8 ` chunk, or an extended one's after its `VP8X` and `ALPH`). `None` where
+/// the file ends before the frame's coefficients begin (in its header or its first partition,
+/// which holds every macroblock's modes: no macroblock decodes as the file's), or where the
+/// frame is larger than a page may be.
+fn cut_lossy_frame(bytes: &[u8]) -> Option<CutFrame> {
+    if bytes.get(..4)? != b"RIFF" || bytes.get(8..12)? != b"WEBP" {
+        return None;
+    }
+    let mut at = 12usize;
+    let mut frame = None;
+    loop {
+        let Some(header) = bytes.get(at..at.checked_add(8)?) else {
+            // Cut in a chunk's header after the frame (`image-webp` refuses the file where
+            // that chunk is flagged), or a file whose chunks all came.
+            return frame.filter(|_| at < bytes.len()).map(|(chunk, end)| CutFrame {
+                chunk,
+                fill_to: end,
+                whole: true,
+            });
+        };
+        let size = usize::try_from(u32::from_le_bytes(header[4..].try_into().ok()?)).ok()?;
+        let end = at.checked_add(8)?.checked_add(size)?;
+        let lossy = &header[..4] == b"VP8 ";
+        if end > bytes.len() {
+            // Cut in another chunk's data: `image-webp` reads the picture (and what metadata
+            // came) as it is.
+            if !lossy {
+                return None;
+            }
+            // A key frame's tag holds its first partition's size above its 5 low bits; the
+            // partition follows the tag, the start code and the width and height (10 bytes).
+            let data = bytes.get(at + 8..at + 18)?;
+            let first_partition = usize::try_from(u32::from_le_bytes([data[0], data[1], data[2], 0]) >> 5).ok()?;
+            let side = |i: usize| u32::from(u16::from_le_bytes([data[i], data[i + 1]]) & 0x3FFF);
+            page_within_limit(side(6), side(8)).ok()?;
+            if at + 18 + first_partition >= bytes.len() {
+                return None;
+            }
+            let pixels = usize::try_from(side(6) * side(8)).ok()?;
+            let most = at + 8 + MOST_BYTES_PER_PIXEL * pixels + FILL_SLACK;
+            let fill_to = end.saturating_add(size).min(most).max(bytes.len());
+            return Some(CutFrame { chunk: at, fill_to, whole: false });
+        }
+        if lossy {
+            frame = Some((at, end));
+        }
+        // Chunks are padded to an even length.
+        at = end + size % 2;
+    }
+}
+
+/// An extended file's flags for the metadata chunks that follow its frame (EXIF, XMP), in the
+/// first byte of its `VP8X` chunk: `image-webp` refuses a file that flags one it lacks.
+const METADATA_AFTER_THE_FRAME: u8 = 0x08 | 0x04;
+
+/// The file with its lossy frame made whole: as long as `frame.fill_to` says, the bytes it
+/// lacks set to `fill` (past the frame's own end too where a cut frame's fill may be read as
+/// long tokens, its last partition running to its chunk's end), its sizes set to match, and
+/// the metadata chunks it declared after the frame (now gone) unflagged.
+fn filled(bytes: &[u8], frame: &CutFrame, fill: u8) -> Vec<u8> {
+    let mut file = bytes[..frame.fill_to.min(bytes.len())].to_vec();
+    file.resize(frame.fill_to, fill);
+    for (at, size) in [(4, frame.fill_to - 8), (frame.chunk + 4, frame.fill_to - frame.chunk - 8)] {
+        file[at..at + 4].copy_from_slice(&u32::try_from(size).unwrap_or(u32::MAX).to_le_bytes());
+    }
+    if file.get(12..16) == Some(b"VP8X".as_slice())
+        && let Some(flags) = file.get_mut(20)
+    {
+        *flags &= !METADATA_AFTER_THE_FRAME;
+    }
+    file
+}
+
+/// A whole WebP's picture, or `None` where it fails (a fill run out) or is too large.
+fn decoded(file: &[u8]) -> Option<DynamicImage> {
+    let decoder = image::codecs::webp::WebPDecoder::new(Cursor::new(file)).ok()?;
+    let (width, height) = image::ImageDecoder::dimensions(&decoder);
+    page_within_limit(width, height).ok()?;
+    guarded("the WebP decoder", || DynamicImage::from_decoder(decoder)).ok()?.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lossy_webp(picture: &image::RgbaImage, alpha: bool, quality: f32) -> Vec<u8> {
+        let (w, h) = picture.dimensions();
+        let rgb = DynamicImage::ImageRgba8(picture.clone()).to_rgb8();
+        let encoder = match alpha {
+            true => webp::Encoder::from_rgba(picture.as_raw(), w, h),
+            false => webp::Encoder::from_rgb(rgb.as_raw(), w, h),
+        };
+        encoder.encode(quality).to_vec()
+    }
+
+    fn stripes(w: u32, h: u32) -> image::RgbaImage {
+        image::RgbaImage::from_fn(w, h, |x, y| {
+            let ink = (x / 3 + y / 5) % 4 == 0;
+            let alpha = if x < 8 { 128 } else { 255 };
+            if ink { image::Rgba([20, 30, 200, alpha]) } else { image::Rgba([250, 240, 230, alpha]) }
+        })
+    }
+
+    #[test]
+    fn a_lossy_webp_cut_short_keeps_the_rows_decoded_before_its_break_and_blanks_the_rest() {
+        for alpha in [false, true] {
+            let whole = lossy_webp(&stripes(160, 240), alpha, 80.0);
+            assert_eq!(&whole[12..16], if alpha { b"VP8X" } else { b"VP8 " });
+            let Some(picture) = decoded(&whole) else { panic!("the whole WebP decodes") };
+            let row_bytes = picture.as_bytes().len() / 240;
+            let row = |img: &DynamicImage, y: usize| img.as_bytes()[y * row_bytes..(y + 1) * row_bytes].to_vec();
+            for keep in [0.35, 0.6, 0.9] {
+                let cut = &whole[..(whole.len() as f32 * keep) as usize];
+                let Some((read, FRAME_CUT_SHORT, Some(unread))) = lossy_frame_cut_short(cut) else {
+                    panic!("alpha {alpha}, {keep}: no break found")
+                };
+                let from = unread.y as usize;
+                assert!(
+                    (1..240).contains(&from) && unread.h == (240 - from) as f32,
+                    "alpha {alpha}, {keep}: {unread:?}"
+                );
+                // Rows before the break are the whole picture's; from it on, white.
+                assert!((0..from).all(|y| row(&read, y) == row(&picture, y)), "alpha {alpha}, {keep}");
+                assert!((from..240).all(|y| row(&read, y).iter().all(|&b| b == u8::MAX)), "alpha {alpha}, {keep}");
+                // Rows lost to the break: at most its row of macroblocks beyond those the
+                // zero fill alone misreads.
+                let zero = cut_lossy_frame(cut).and_then(|frame| decoded(&filled(cut, &frame, 0)));
+                let Some(zero) = zero else { panic!("alpha {alpha}, {keep}: the zero fill decodes") };
+                let misread = (0..240).find(|&y| row(&zero, y) != row(&picture, y)).unwrap_or(240);
+                assert!(from <= misread && from + 16 >= misread, "alpha {alpha}, {keep}: {from}, {misread}");
+                // More of the file, more rows.
+                assert!(from as f32 >= 240.0 * keep * 0.5, "alpha {alpha}, {keep}: {from}");
+                // A page of an image file so cut is read with a warning and its rows unread.
+                let page = crate::raster::ImageFile::open(cut).page(0).map(|p| (p.warning, p.unread));
+                let told =
+                    page.as_ref().is_ok_and(|(w, u)| w.as_deref() == Some(FRAME_CUT_SHORT) && *u == Some(unread));
+                assert!(told, "alpha {alpha}, {keep}: {page:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_lossy_webp_cut_after_its_frame_reads_whole_and_other_files_are_left_to_image() {
+        let whole = lossy_webp(&stripes(64, 64), true, 80.0);
+        let Some(picture) = decoded(&whole) else { panic!("the whole WebP decodes") };
+        assert!(lossy_frame_cut_short(&whole).is_none(), "a whole file is read as it is");
+        // EXIF flagged and after the frame, as cameras write it: cut in its chunk's header,
+        // `image-webp` refuses the file; the frame is read whole.
+        let mut with_exif = [&whole[..], b"EXIF", &6u32.to_le_bytes(), b"II*\0\x08\0"].concat();
+        let riff_size = u32::try_from(with_exif.len() - 8).unwrap_or_default();
+        with_exif[4..8].copy_from_slice(&riff_size.to_le_bytes());
+        with_exif[20] |= 0x08;
+        assert!(crate::raster::ImageFile::open(&with_exif).page(0).is_ok_and(|p| p.warning.is_none()));
+        let cut = &with_exif[..whole.len() + 3];
+        assert!(image::load_from_memory(cut).is_err(), "image-webp refuses it");
+        let read = lossy_frame_cut_short(cut);
+        assert!(read.is_some_and(|(img, w, u)| img == picture && w == CUT_AFTER_THE_PICTURE && u.is_none()));
+        // Cut in the EXIF chunk's data, it is left to `image-webp`, which reads it.
+        assert!(lossy_frame_cut_short(&with_exif[..with_exif.len() - 2]).is_none());
+        // Cut in its frame's header or first partition, nothing decodes as the file's.
+        let simple = lossy_webp(&stripes(64, 64), false, 80.0);
+        assert!(lossy_frame_cut_short(&simple[..simple.len() - 1]).is_some());
+        assert!(lossy_frame_cut_short(&simple[..20 + 10 + 2]).is_none());
+        assert!(lossy_frame_cut_short(b"RIFF\x10\0\0\0WEBPVP8 ").is_none());
+        // A lossless frame cut short is not read.
+        let mut lossless = Cursor::new(Vec::new());
+        let encoded = stripes(64, 64).write_to(&mut lossless, image::ImageFormat::WebP);
+        assert!(encoded.is_ok());
+        let lossless = lossless.into_inner();
+        assert!(lossless.get(12..16) == Some(b"VP8L".as_slice()));
+        assert!(lossy_frame_cut_short(&lossless[..lossless.len() / 2]).is_none());
+    }
+}
