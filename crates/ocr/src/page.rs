@@ -47,10 +47,11 @@ const BREAK_INK_SHARE: f32 = 0.12;
 /// sliver of its letters' tops, marks at best: linn.png as a JPEG cut to half its bytes read a
 /// 24 px sliver among 50 px lines as ":".
 const BREAK_SLIVER: f32 = 0.6;
-/// A sliver standing this near a break, in the page's median line heights, is what the break
-/// left of a line's letters even where none of its ink reaches the break: the dots of i and j
-/// whose stems were cut away (phototest as a WebP cut to half its bytes read two "•" 3 px above
-/// the break, 0.1 of a line, their boxes reaching past it).
+/// A sliver, or a line of marks alone, standing this near a break, in the page's median line
+/// heights, is what the break left of a line's letters even where none of its ink reaches the
+/// break: the dots of i and j whose stems were cut away (phototest as a WebP cut to half its
+/// bytes read two "•" 3 px above the break, 0.1 of a line, their boxes reaching past it; the
+/// UNLV page one whose box detection grew to 0.75 of a line).
 const BREAK_SLIVER_REACH: f32 = 0.25;
 
 /// How far from a break, in line heights, the part of a letter it cuts may reach: 0.6 em (a
@@ -158,7 +159,10 @@ pub fn lines_clear_of(lines: Vec<OcrLine>, img: &RgbImage, unread: Area) -> Clea
         let sliver = line.quad.height() < BREAK_SLIVER * typical_height;
         let near = line.quad.0.iter().map(|&p| from_break(p)).fold(f32::INFINITY, f32::min)
             <= BREAK_SLIVER_REACH * typical_height;
-        match (ink > 0 && (sliver || ink as f32 > BREAK_INK_SHARE * line.quad.width())) || (sliver && near) {
+        let marks_alone = !line.text.chars().any(char::is_alphanumeric);
+        match (ink > 0 && (sliver || ink as f32 > BREAK_INK_SHARE * line.quad.width()))
+            || ((sliver || marks_alone) && near)
+        {
             true => clear.left_out += 1,
             false => clear.lines.push(line),
         }
@@ -389,8 +393,10 @@ mod tests {
         test_support::paint(&mut img, 330, 95, 3, 5);
         strokes(&mut img, 12, 188, 53, 67); // whole, above the break
         test_support::paint(&mut img, 150, 97, 3, 3); // a sliver of letters' tops, sparse
-        // An i's dot 5 px above the break, its stem cut away, and a lone mark well above it.
+        // An i's dot 5 px above the break, its stem cut away, boxed small and boxed as high
+        // as a line, and a lone mark well above it.
         test_support::paint(&mut img, 350, 92, 3, 3);
+        test_support::paint(&mut img, 370, 92, 3, 3);
         test_support::paint(&mut img, 250, 32, 4, 4);
         let lines = vec![
             line("cut", rect(10.0, 82.0, 122.0, 102.0)),
@@ -398,11 +404,12 @@ mod tests {
             line("above", rect(10.0, 50.0, 190.0, 70.0)),
             line("sliver", rect(130.0, 94.0, 200.0, 102.0)),
             line("•", rect(346.0, 90.0, 357.0, 101.0)),
+            line("•", rect(366.0, 82.0, 377.0, 101.0)),
             line("•", rect(246.0, 28.0, 258.0, 40.0)),
         ];
         let clear = lines_clear_of(lines, &img, unread);
         assert_eq!(clear.lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), ["descenders", "above", "•"]);
-        assert_eq!((clear.left_out, clear.cut_short), (3, 0));
+        assert_eq!((clear.left_out, clear.cut_short), (4, 0));
         // Columns from 300 on never decoded (a picture stored sideways): a line read down
         // along the break is cut through.
         let unread = Area { x: 300.0, y: 0.0, w: 100.0, h: 200.0 };
