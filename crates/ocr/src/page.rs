@@ -114,12 +114,13 @@ pub fn lines_clear_of(lines: Vec<OcrLine>, img: &RgbImage, unread: Area) -> Clea
         (false, _, false) => (ux0 - 1, -1),
     };
     let from_break = |[x, y]: [f32; 2]| ((if across { y } else { x }) - edge as f32) * inward as f32;
+    // How near the break a line's box comes (negative where it reaches past it).
+    let nearest = |line: &OcrLine| line.quad.0.iter().map(|&p| from_break(p)).fold(f32::INFINITY, f32::min);
     // How far from the break the print a line crossing it holds there runs, across its
     // middle half (clear of its neighbours' ascenders and descenders); None where its box
     // stops short of the break, or its print does.
     let cut_letter = |line: &OcrLine| {
-        let near = line.quad.0.iter().map(|&p| from_break(p)).fold(f32::INFINITY, f32::min);
-        if near > BREAK_CHAR_SLACK * line.quad.height() {
+        if nearest(line) > BREAK_CHAR_SLACK * line.quad.height() {
             return None;
         }
         let [x0, y0, x1, y1] = line.quad.bounds();
@@ -157,8 +158,7 @@ pub fn lines_clear_of(lines: Vec<OcrLine>, img: &RgbImage, unread: Area) -> Clea
         }
         let ink = ink_along_the_break(&line);
         let sliver = line.quad.height() < BREAK_SLIVER * typical_height;
-        let near = line.quad.0.iter().map(|&p| from_break(p)).fold(f32::INFINITY, f32::min)
-            <= BREAK_SLIVER_REACH * typical_height;
+        let near = nearest(&line) <= BREAK_SLIVER_REACH * typical_height;
         let marks_alone = !line.text.chars().any(char::is_alphanumeric);
         match (ink > 0 && (sliver || ink as f32 > BREAK_INK_SHARE * line.quad.width()))
             || ((sliver || marks_alone) && near)

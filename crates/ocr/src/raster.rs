@@ -298,17 +298,32 @@ const UNDECODED_GREY: [u8; 3] = [128; 3];
 /// from its left only, and is left out whole. No area where the picture does not end so (a
 /// progressive JPEG's later scans missing: every block was decoded, coarser).
 fn undecoded_blocks_to_white(img: image::DynamicImage) -> (image::DynamicImage, (Option<String>, Option<Area>)) {
-    let mut rgb = img.into_rgb8();
+    let rgb = img.into_rgb8();
     let (w, h) = rgb.dimensions();
     let ends_grey = |y: &u32| w > 0 && rgb.get_pixel(w - 1, *y).0 == UNDECODED_GREY;
     let from = (0..h).rev().take_while(ends_grey).last();
-    let unread = from.map(|from| {
-        for p in rgb.rows_mut().skip(from as usize).flatten() {
-            p.0 = [u8::MAX; 3];
+    let mut img = image::DynamicImage::ImageRgb8(rgb);
+    let unread = from.map(|from| rows_to_white(&mut img, from));
+    (img, (None, unread))
+}
+
+/// `img` white (and opaque) from row `from` down, and those rows as an area: the rows a
+/// picture cut short holds no data for.
+pub(crate) fn rows_to_white(img: &mut image::DynamicImage, from: u32) -> Area {
+    if !matches!(img, image::DynamicImage::ImageRgba8(_)) {
+        *img = image::DynamicImage::ImageRgb8(img.to_rgb8());
+    }
+    match img {
+        image::DynamicImage::ImageRgba8(rgba) => {
+            rgba.rows_mut().skip(from as usize).flatten().for_each(|p| p.0 = [u8::MAX; 4])
         }
-        Area { x: 0.0, y: from as f32, w: w as f32, h: (h - from) as f32 }
-    });
-    (image::DynamicImage::ImageRgb8(rgb), (None, unread))
+        image::DynamicImage::ImageRgb8(rgb) => {
+            rgb.rows_mut().skip(from as usize).flatten().for_each(|p| p.0 = [u8::MAX; 3])
+        }
+        _ => {}
+    }
+    let (w, h) = (img.width(), img.height());
+    Area { x: 0.0, y: from as f32, w: w as f32, h: h.saturating_sub(from) as f32 }
 }
 
 /// `area` of a picture stored `width`×`height`, where it lies once the picture is turned as
@@ -604,7 +619,7 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, OcrError> {
     Ok(out.into_inner())
 }
 
-/// The renderer and the JPEG 2000 and TIFF decoders are large third-party bodies of code fed
+/// The renderer and the JPEG 2000, TIFF and WebP decoders are large third-party bodies of code fed
 /// hostile files: a panic in one (`what`) becomes an error for that page, not a crash of the
 /// extraction.
 pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, OcrError> {

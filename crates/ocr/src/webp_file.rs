@@ -9,7 +9,7 @@ use std::io::Cursor;
 use image::DynamicImage;
 
 use crate::det::Area;
-use crate::raster::{guarded, page_within_limit};
+use crate::raster::{guarded, page_within_limit, rows_to_white};
 
 /// What a lossy frame's missing bytes are filled with, the first fill the picture is kept
 /// from and the others tried in turn to tell where it broke off. The bool decoder reads zero
@@ -39,7 +39,7 @@ pub(crate) fn lossy_frame_cut_short(bytes: &[u8]) -> Option<(DynamicImage, &'sta
         return Some((picture, CUT_AFTER_THE_PICTURE, None));
     }
     let other = reads.next()?;
-    let (width, height) = (picture.width(), picture.height());
+    let height = picture.height();
     let row_bytes = picture.as_bytes().len() / height.max(1) as usize;
     let rows = picture.as_bytes().chunks(row_bytes.max(1)).zip(other.as_bytes().chunks(row_bytes.max(1)));
     let Some(differs) = rows.take(height as usize).position(|(a, b)| a != b) else {
@@ -49,13 +49,8 @@ pub(crate) fn lossy_frame_cut_short(bytes: &[u8]) -> Option<(DynamicImage, &'sta
     if from == 0 {
         return None;
     }
-    match &mut picture {
-        DynamicImage::ImageRgb8(img) => img.rows_mut().skip(from).flatten().for_each(|p| p.0 = [u8::MAX; 3]),
-        DynamicImage::ImageRgba8(img) => img.rows_mut().skip(from).flatten().for_each(|p| p.0 = [u8::MAX; 4]),
-        _ => return None,
-    }
-    let from = from as f32;
-    Some((picture, FRAME_CUT_SHORT, Some(Area { x: 0.0, y: from, w: width as f32, h: height as f32 - from })))
+    let unread = rows_to_white(&mut picture, u32::try_from(from).ok()?);
+    Some((picture, FRAME_CUT_SHORT, Some(unread)))
 }
 
 /// A VP8 macroblock's side, in luma rows.
