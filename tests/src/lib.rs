@@ -317,10 +317,11 @@ pub fn interlaced_png(picture: &image::RgbImage) -> Vec<u8> {
     png
 }
 
-/// `picture` as a lossy WebP at `quality` (0 to 100), written by libwebp as most lossy WebPs
-/// are (`image` writes lossless ones only).
-pub fn lossy_webp(picture: &image::RgbImage, quality: f32) -> Vec<u8> {
-    webp::Encoder::from_rgb(picture.as_raw(), picture.width(), picture.height()).encode(quality).to_vec()
+/// `picture` as a WebP written by libwebp as most are: lossy at `quality` (0 to 100), or
+/// lossless where that is `None` (`image` writes lossless ones only, coded otherwise).
+pub fn libwebp_file(picture: &image::RgbImage, quality: Option<f32>) -> Vec<u8> {
+    let encoder = webp::Encoder::from_rgb(picture.as_raw(), picture.width(), picture.height());
+    quality.map_or_else(|| encoder.encode_lossless(), |quality| encoder.encode(quality)).to_vec()
 }
 
 /// `picture` as a TIFF whose red, green and blue are stored apart (planar configuration 2),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use docsift::{Document, OcrMode, OcrScript, Options};
 use docsift_model::Origin;
 use docsift_tests::{
-    collapse_ws, corpus, extract_with, interlaced_png, lossy_webp, manifest, max_abs_diff, planar_tiff, token_f1,
+    collapse_ws, corpus, extract_with, interlaced_png, libwebp_file, manifest, max_abs_diff, planar_tiff, token_f1,
 };
 
 /// The models folder (filled by scripts/models.py, which the test command runs); missing
@@ -2371,9 +2371,12 @@ fn a_line_a_scan_breaks_off_in_is_left_out_not_misread() {
     let png = docsift_ocr::encode_png(&picture).expect("PNG");
     let mut jpeg = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&picture).expect("JPEG");
-    let webp = lossy_webp(&picture, 90.0);
+    let webp = libwebp_file(&picture, Some(90.0));
     let phototest = std::fs::read(corpus.join("ocr/tesseract-test/testing/phototest.tif")).expect("phototest.tif");
-    let phototest_webp = lossy_webp(&docsift_ocr::decode_image(&phototest).expect("phototest.tif"), 90.0);
+    let phototest_picture = docsift_ocr::decode_image(&phototest).expect("phototest.tif");
+    let phototest_webp = libwebp_file(&phototest_picture, Some(90.0));
+    let lossless = libwebp_file(&picture, None);
+    let phototest_lossless = libwebp_file(&phototest_picture, None);
     let mut failures = Vec::new();
     for (what, file, keep, bar) in [
         ("UNLV PNG", &png, 0.3, 3),
@@ -2384,6 +2387,8 @@ fn a_line_a_scan_breaks_off_in_is_left_out_not_misread() {
         ("UNLV WebP", &webp, 0.6, 3),
         ("phototest.tif", &phototest, 0.3, 0),
         ("phototest WebP", &phototest_webp, 0.5, 0),
+        ("UNLV lossless WebP", &lossless, 0.5, 3),
+        ("phototest lossless WebP", &phototest_lossless, 0.5, 0),
     ] {
         let whole = words(&read(file).expect(what));
         let doc = read(&file[..(file.len() as f64 * keep) as usize]).expect(what);

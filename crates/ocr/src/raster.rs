@@ -17,7 +17,7 @@ use crate::tiff_file::{
     TiffLayout, TiffPage, decode_refused, exif_pixel_aspect, page_from_its_strips, planes_in_tiles, single_page_tiff,
     tiff_pages, tiff_pixel_aspect,
 };
-use crate::webp_file::lossy_frame_cut_short;
+use crate::webp_file::frame_cut_short;
 
 /// A page larger than this is refused rather than allocated: a 600 dpi A2 sheet, whose RGB
 /// copy stays under `image`'s default 512 MiB allocation limit.
@@ -74,11 +74,11 @@ impl<'a> ImageFile<'a> {
             {
                 return Err(OcrError::Corrupt(why.clone()));
             }
-            // A lossy WebP cut short, which `image` decodes whole or not at all (and whose
+            // A WebP cut short, which `image` decodes whole or not at all (and whose
             // container it may refuse, the chunks it declares after the frame missing).
             None if index == 0
                 && self.tiff_pages.is_empty()
-                && let Some((img, warning, unread)) = lossy_frame_cut_short(self.bytes) =>
+                && let Some((img, warning, unread)) = frame_cut_short(self.bytes) =>
             {
                 (img, None, Some(warning.to_string()), unread)
             }
