@@ -7,7 +7,7 @@
 //! pixel, each from those before it (back-references, its colour cache, its predictors), so
 //! its rows before the one the fills part in are whole.
 
-use std::io::Cursor;
+use std::io;
 
 use image::DynamicImage;
 
@@ -49,11 +49,11 @@ pub(crate) fn frame_cut_short(bytes: &[u8]) -> Option<(DynamicImage, &'static st
     // A lossless frame whose bits all came (the file cut in its last byte's padding) decodes
     // as it stands.
     if frame.coding == Coding::Lossless
-        && let Some(picture) = decoded(&filled(bytes, &CutFrame { fill_to: bytes.len(), ..frame }, 0))
+        && let Some(picture) = decoded(filled(bytes, &CutFrame { fill_to: bytes.len(), ..frame }, 0))
     {
         return Some((picture, CUT_AFTER_THE_PICTURE, None));
     }
-    let mut reads = fills.iter().filter_map(|&fill| decoded(&filled(bytes, &frame, fill)));
+    let mut reads = fills.iter().filter_map(|&fill| decoded(filled(bytes, &frame, fill)));
     let mut picture = reads.next()?;
     if frame.whole {
         return Some((picture, CUT_AFTER_THE_PICTURE, None));
@@ -236,23 +236,71 @@ const METADATA_AFTER_THE_FRAME: u8 = 0x08 | 0x04;
 /// lacks set to `fill` (past the frame's own end too where a cut frame's fill may be read as
 /// long tokens, its last partition running to its chunk's end), its sizes set to match, and
 /// the metadata chunks it declared after the frame (now gone) unflagged.
-fn filled(bytes: &[u8], frame: &CutFrame, fill: u8) -> Vec<u8> {
-    let mut file = bytes[..frame.fill_to.min(bytes.len())].to_vec();
-    file.resize(frame.fill_to, fill);
+fn filled(bytes: &[u8], frame: &CutFrame, fill: u8) -> Filled {
+    let mut head = bytes[..frame.fill_to.min(bytes.len())].to_vec();
     for (at, size) in [(4, frame.fill_to - 8), (frame.chunk + 4, frame.fill_to - frame.chunk - 8)] {
-        file[at..at + 4].copy_from_slice(&u32::try_from(size).unwrap_or(u32::MAX).to_le_bytes());
+        head[at..at + 4].copy_from_slice(&u32::try_from(size).unwrap_or(u32::MAX).to_le_bytes());
     }
-    if file.get(12..16) == Some(b"VP8X".as_slice())
-        && let Some(flags) = file.get_mut(20)
+    if head.get(12..16) == Some(b"VP8X".as_slice())
+        && let Some(flags) = head.get_mut(20)
     {
         *flags &= !METADATA_AFTER_THE_FRAME;
     }
-    file
+    Filled { head, len: frame.fill_to as u64, fill: [fill; FILL_RUN], at: 0 }
+}
+
+/// A file made whole without holding its fill, which can take four times a page's pixels in
+/// bytes: its bytes, then `fill` up to `len`.
+struct Filled {
+    head: Vec<u8>,
+    len: u64,
+    fill: [u8; FILL_RUN],
+    at: u64,
+}
+
+/// Bytes of fill handed to the decoder at a time.
+const FILL_RUN: usize = 4096;
+
+impl io::Read for Filled {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let run = io::BufRead::fill_buf(self)?;
+        let n = run.len().min(buf.len());
+        buf[..n].copy_from_slice(&run[..n]);
+        io::BufRead::consume(self, n);
+        Ok(n)
+    }
+}
+
+impl io::BufRead for Filled {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let at = usize::try_from(self.at).unwrap_or(usize::MAX);
+        if let Some(head) = self.head.get(at..).filter(|head| !head.is_empty()) {
+            return Ok(head);
+        }
+        let left = usize::try_from(self.len.saturating_sub(self.at)).unwrap_or(usize::MAX);
+        Ok(&self.fill[..left.min(FILL_RUN)])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.at = self.at.saturating_add(amount as u64).min(self.len);
+    }
+}
+
+impl io::Seek for Filled {
+    fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
+        let at = match to {
+            io::SeekFrom::Start(at) => Some(at),
+            io::SeekFrom::End(by) => self.len.checked_add_signed(by),
+            io::SeekFrom::Current(by) => self.at.checked_add_signed(by),
+        };
+        self.at = at.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a seek before the file's start"))?;
+        Ok(self.at)
+    }
 }
 
 /// A whole WebP's picture, or `None` where it fails (a fill run out) or is too large.
-fn decoded(file: &[u8]) -> Option<DynamicImage> {
-    let decoder = image::codecs::webp::WebPDecoder::new(Cursor::new(file)).ok()?;
+fn decoded(file: impl io::BufRead + io::Seek) -> Option<DynamicImage> {
+    let decoder = image::codecs::webp::WebPDecoder::new(file).ok()?;
     let (width, height) = image::ImageDecoder::dimensions(&decoder);
     page_within_limit(width, height).ok()?;
     guarded("the WebP decoder", || DynamicImage::from_decoder(decoder)).ok()?.ok()
@@ -278,7 +326,7 @@ mod tests {
             let (w, h) = picture.dimensions();
             return webp::Encoder::from_rgba(picture.as_raw(), w, h).encode_lossless().to_vec();
         }
-        let mut file = Cursor::new(Vec::new());
+        let mut file = io::Cursor::new(Vec::new());
         let written = picture.write_to(&mut file, image::ImageFormat::WebP);
         assert!(written.is_ok());
         file.into_inner()
@@ -310,7 +358,7 @@ mod tests {
         for alpha in [false, true] {
             let whole = lossy_webp(&stripes(160, 240), alpha, 80.0);
             assert_eq!(&whole[12..16], if alpha { b"VP8X" } else { b"VP8 " });
-            let Some(picture) = decoded(&whole) else { panic!("the whole WebP decodes") };
+            let Some(picture) = decoded(io::Cursor::new(&whole)) else { panic!("the whole WebP decodes") };
             let row_bytes = picture.as_bytes().len() / 240;
             let row = |img: &DynamicImage, y: usize| img.as_bytes()[y * row_bytes..(y + 1) * row_bytes].to_vec();
             for keep in [0.35, 0.6, 0.9] {
@@ -328,7 +376,7 @@ mod tests {
                 assert!((from..240).all(|y| row(&read, y).iter().all(|&b| b == u8::MAX)), "alpha {alpha}, {keep}");
                 // Rows lost to the break: at most its row of macroblocks beyond those the
                 // zero fill alone misreads.
-                let zero = cut_frame(cut).and_then(|frame| decoded(&filled(cut, &frame, 0)));
+                let zero = cut_frame(cut).and_then(|frame| decoded(filled(cut, &frame, 0)));
                 let Some(zero) = zero else { panic!("alpha {alpha}, {keep}: the zero fill decodes") };
                 let misread = (0..240).find(|&y| row(&zero, y) != row(&picture, y)).unwrap_or(240);
                 assert!(from <= misread && from + 16 >= misread, "alpha {alpha}, {keep}: {from}, {misread}");
@@ -348,7 +396,7 @@ mod tests {
         for ours in [false, true] {
             let whole = lossless_webp(&print(160, 240), ours);
             assert_eq!(&whole[12..16], b"VP8L");
-            let Some(picture) = decoded(&whole) else { panic!("the whole WebP decodes") };
+            let Some(picture) = decoded(io::Cursor::new(&whole)) else { panic!("the whole WebP decodes") };
             for keep in [0.2, 0.5, 0.8, 0.9] {
                 let cut = &whole[..(whole.len() as f32 * keep) as usize];
                 let Some((read, FRAME_CUT_SHORT, Some(unread))) = frame_cut_short(cut) else {
@@ -364,8 +412,7 @@ mod tests {
                 // repeats the one above it), or the one before it where the fills read its
                 // first pixels past the break alike.
                 let frame = cut_frame(cut);
-                let kept =
-                    frame.and_then(|frame| LOSSLESS_FILLS.iter().find_map(|&f| decoded(&filled(cut, &frame, f))));
+                let kept = frame.and_then(|frame| LOSSLESS_FILLS.iter().find_map(|&f| decoded(filled(cut, &frame, f))));
                 let misread = kept.and_then(|kept| first_row_apart(&kept, &picture));
                 let near = misread.is_some_and(|m| m as u32 == from || m as u32 == from + 1);
                 assert!(near, "ours {ours}, {keep}: {from}, {misread:?}");
@@ -392,7 +439,7 @@ mod tests {
     #[test]
     fn a_lossy_webp_cut_after_its_frame_reads_whole_and_other_files_are_left_to_image() {
         let whole = lossy_webp(&stripes(64, 64), true, 80.0);
-        let Some(picture) = decoded(&whole) else { panic!("the whole WebP decodes") };
+        let Some(picture) = decoded(io::Cursor::new(&whole)) else { panic!("the whole WebP decodes") };
         assert!(frame_cut_short(&whole).is_none(), "a whole file is read as it is");
         // EXIF flagged and after the frame, as cameras write it: cut in its chunk's header,
         // `image-webp` refuses the file; the frame is read whole.
