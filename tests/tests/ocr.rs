@@ -1365,6 +1365,22 @@ fn a_tables_asterisks_read_as_asterisks_in_their_rows() {
     }
 }
 
+/// us-001's cells of five small raised asterisks, each cell detected as a line of its own,
+/// which the model read as ideographs at 0.11 to 0.37 a character ("大省省育") and so left out,
+/// and its note's "*****" read "****": each is read one asterisk for each of its blobs of ink
+/// (`glyphs::asterisks_alone`, `glyphs::asterisks_by_ink`), as its text layer holds them.
+#[test]
+fn cells_of_small_asterisks_read_as_ideographs_are_read_one_asterisk_a_blob() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = "tabula-java/src/test/resources/technology/tabula/icdar2013-dataset/competition-dataset-us/us-001.pdf";
+    let got = collapse_ws(&page_one_by_ocr(&corpus.join(path), &engine(&dir)));
+    assert!(!got.chars().any(|ch| ('\u{4E00}'..='\u{9FFF}').contains(&ch)), "{got}");
+    for cells in ["291,099 ***** 100.0", "303,858 ***** 100.0", "230,391 ***** 100.0", "35,028 ***** 100.0"] {
+        assert!(got.contains(cells), "{cells:?} missing from {got}");
+    }
+    assert_eq!(got.matches("*****").count(), 7, "{got}");
+}
+
 /// Marks among a Latin page's figures and words that the model read, unsurely, as the
 /// ideographs they look like: cs-en-us-pbms's significance stars ("9.8 冰冰冰冰"), us-037's
 /// ("9.9*米"), graph.pdf's legend asterisk ("米—Percentage"); and issue17069's comment icon,

@@ -4,7 +4,8 @@
 //! same-shape capitals (`LetterHeights`), l and I read once for two strokes or for none
 //! (`strokes_by_ink`), other letters read once for two (`letters_doubled_by_ink`), daggers
 //! read as t (`daggers_read_as_t`), a trade mark sign's T read as a letter
-//! (`trade_marks_read_whole`); dashes too short to tell alone are told against the
+//! (`trade_marks_read_whole`), asterisks read fewer than printed (`asterisks_by_ink`) or as
+//! unsure ideographs (`asterisks_alone`); dashes too short to tell alone are told against the
 //! page's hyphens (`en_dashes_beside_page_hyphens`).
 
 use std::cell::OnceCell;
@@ -108,6 +109,19 @@ const DAGGER_MAX_WIDTH: f32 = 0.75;
 /// start.
 const LAST_LETTER_WIDTH: f32 = 0.6;
 const DAGGER: char = '†';
+/// Marks the model reads small asterisks as: a run of them side by side is read once for two
+/// or more (the CTC merges repeats: us-001's "*****" note reads "****"), and a cell of them
+/// alone as ideographs or stars ("大省省育", "★★*★" over the Latin classes).
+const STARS: [char; 2] = ['*', '★'];
+const ASTERISK: char = '*';
+/// An asterisk beside letters or figures is set raised at about half their height (us-001's
+/// at 0.43 of its capitals); blobs taller than this share of the crop's tall letters are
+/// the letters ...
+const ASTERISK_MAX_HEIGHT: f32 = 0.7;
+/// ... and the asterisks of one run, one glyph printed again, agree in tops, feet and widths
+/// within this share of their height: 7 pixels high at 200 dpi, resampling moves an edge by
+/// a pixel.
+const ASTERISKS_ALIKE: f32 = 0.25;
 /// A letter read just before a trade mark sign is the sign's own "T" where the ink nearest its
 /// steps stands this share of the tall letters' height above the ink before it or more:
 /// birdisland's stood 0.38-0.44 (the sign is set raised); a letter before the sign stands on
@@ -317,8 +331,14 @@ impl CropInk {
     /// The height in rows of the crop's tall letters (`TALL_QUANTILE` of its letter blobs',
     /// blob `except` aside); None where it has fewer than `min_letters`.
     fn tall_height(&self, min_letters: usize, except: Option<usize>) -> Option<f32> {
+        self.tall_height_where(min_letters, |j| Some(j) != except)
+    }
+
+    /// The height in rows of the tall letters among the crop's letter blobs `keep` takes
+    /// (`TALL_QUANTILE` of theirs); None where it takes fewer than `min_letters`.
+    fn tall_height_where(&self, min_letters: usize, keep: impl Fn(usize) -> bool) -> Option<f32> {
         let mut heights: Vec<usize> = (0..self.boxes.len())
-            .filter(|&j| Some(j) != except && self.is_letter(&self.boxes[j]))
+            .filter(|&j| keep(j) && self.is_letter(&self.boxes[j]))
             .map(|j| self.boxes[j][3] - self.boxes[j][1] + 1)
             .collect();
         if heights.len() < min_letters.max(1) {
@@ -453,15 +473,9 @@ impl CropInk {
     /// The letter blobs of `decoded[i]`: those whose middles lie nearer its steps' middle
     /// than any other character's.
     fn letters_of(&self, decoded: &[Decoded], i: usize, step_px: f32) -> Vec<usize> {
-        let read: Vec<(usize, f32)> = (0..decoded.len())
-            .filter(|&k| decoded[k].ch != ' ')
-            .map(|k| (k, middle(steps_span(decoded, k, step_px))))
-            .collect();
-        let owner = |b: &[usize; 4]| {
-            let centre = centre(b);
-            read.iter().min_by(|p, q| (p.1 - centre).abs().total_cmp(&(q.1 - centre).abs())).map(|p| p.0)
-        };
-        (0..self.boxes.len()).filter(|&k| self.is_letter(&self.boxes[k]) && owner(&self.boxes[k]) == Some(i)).collect()
+        (0..self.boxes.len())
+            .filter(|&k| self.is_letter(&self.boxes[k]) && reader_of(decoded, &self.boxes[k], step_px) == Some(i))
+            .collect()
     }
 
     /// The stroke `decoded[k]` owns besides its own glyph, where it owns two letter blobs: the
@@ -946,10 +960,88 @@ pub fn accents_by_ink(decoded: &mut [Decoded], ink: &LineInk, step_px: f32) {
     }
 }
 
+/// Runs of star marks (`STARS`) read fewer than the asterisks their ink holds, each run
+/// read one mark per asterisk (`asterisk_blobs` among those the run reads, `reader_of`):
+/// us-001's "*****" note read "****Indicates".
+pub fn asterisks_by_ink(decoded: &mut Vec<Decoded>, ink: &LineInk, step_px: f32) {
+    let star = |d: &Decoded| STARS.contains(&d.ch);
+    let mut i = 0;
+    while i < decoded.len() {
+        if !star(&decoded[i]) {
+            i += 1;
+            continue;
+        }
+        let run = decoded[i..].iter().take_while(|d| star(d)).count();
+        let crop = ink.get();
+        let in_run = |b: &[usize; 4]| reader_of(decoded, b, step_px).is_some_and(|k| (i..i + run).contains(&k));
+        let tall = crop.tall_height_where(TALL_MIN_LETTERS, |j| !in_run(&crop.boxes[j]));
+        let blobs = asterisk_blobs(crop, in_run, tall).filter(|blobs| blobs.len() > run);
+        match blobs.and_then(|blobs| stroke_steps(decoded, i..i + run, &blobs, step_px)) {
+            Some(readings) => {
+                let read = readings.len();
+                decoded.splice(i..i + run, readings);
+                i += read;
+            }
+            None => i += run,
+        }
+    }
+}
+
+/// A line the model read unsurely (none of its readings kept) whose reading over the Latin
+/// classes, `read`, is star marks alone (spaces aside), read as one asterisk for each blob of
+/// its crop's ink where those are all alike (`asterisk_blobs`) and at least as many: us-001's
+/// cells of five small asterisks read "大省省育" with every class at 0.11 to 0.27 a character,
+/// "★★*★" over the Latin ones. A star read so unsurely is no star set in text, which the
+/// model reads surely (eu-002's flag). None for any other line.
+pub fn asterisks_alone(read: &[Decoded], ink: &LineInk, step_px: f32) -> Option<Vec<Decoded>> {
+    let stars: Vec<Decoded> =
+        read.iter().filter(|d| d.ch != ' ').map(|d| Decoded { ch: ASTERISK, ..d.clone() }).collect();
+    if stars.is_empty() || read.iter().any(|d| d.ch != ' ' && !STARS.contains(&d.ch)) {
+        return None;
+    }
+    let crop = ink.get();
+    let all = crop.boxes.iter().filter(|b| crop.inside(b) && !crop.is_speck(b)).count();
+    let blobs = asterisk_blobs(crop, |_| true, None).filter(|b| b.len() == all && b.len() >= stars.len())?;
+    match blobs.len() == stars.len() {
+        true => Some(stars),
+        false => stroke_steps(&stars, 0..stars.len(), &blobs, step_px),
+    }
+}
+
+/// The blobs of `ink` `keep` takes that may be asterisks, left to right: inside the crop, no
+/// specks, shorter than `ASTERISK_MAX_HEIGHT` of `tall` (the letters' beside them, where
+/// there are any), all alike (`ASTERISKS_ALIKE`); None where there are none or they are not
+/// alike.
+fn asterisk_blobs(ink: &CropInk, keep: impl Fn(&[usize; 4]) -> bool, tall: Option<f32>) -> Option<Vec<[usize; 4]>> {
+    let mut blobs: Vec<[usize; 4]> = ink
+        .boxes
+        .iter()
+        .filter(|b| ink.inside(b) && !ink.is_speck(b) && keep(b))
+        .filter(|b| tall.is_none_or(|tall| height(b) <= ASTERISK_MAX_HEIGHT * tall))
+        .copied()
+        .collect();
+    blobs.sort_by_key(|b| b[0]);
+    (!blobs.is_empty() && boxes_alike_within(&blobs, ASTERISKS_ALIKE)).then_some(blobs)
+}
+
+/// The character of `decoded` (spaces aside) whose steps' middle lies nearest blob box `b`'s
+/// middle: the one read from it.
+fn reader_of(decoded: &[Decoded], b: &[usize; 4], step_px: f32) -> Option<usize> {
+    let centre = centre(b);
+    let off = |k: usize| (middle(steps_span(decoded, k, step_px)) - centre).abs();
+    (0..decoded.len()).filter(|&k| decoded[k].ch != ' ').min_by(|&p, &q| off(p).total_cmp(&off(q)))
+}
+
 /// Whether blob boxes `boxes` agree in tops, feet and widths within `STROKES_ALIKE` of the
 /// tallest's height.
 fn boxes_alike(boxes: &[[usize; 4]]) -> bool {
-    let near = STROKES_ALIKE * boxes.iter().map(height).fold(0.0, f32::max);
+    boxes_alike_within(boxes, STROKES_ALIKE)
+}
+
+/// Whether blob boxes `boxes` agree in tops, feet and widths within `share` of the tallest's
+/// height.
+fn boxes_alike_within(boxes: &[[usize; 4]], share: f32) -> bool {
+    let near = share * boxes.iter().map(height).fold(0.0, f32::max);
     let spread = |of: &dyn Fn(&[usize; 4]) -> f32| {
         let (lo, hi) = boxes.iter().map(of).fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
         hi - lo <= near
@@ -998,7 +1090,8 @@ fn stroke_steps(decoded: &[Decoded], run: Range<usize>, strokes: &[[usize; 4]], 
         }
         starts.push(step((pair[0][2] + pair[1][0] + 1) as f32 / 2.0 + step_px / 2.0).clamp(earliest, hi));
     }
-    starts[0] = decoded[run.start].first_step.min(step(strokes[0][0] as f32)).clamp(lo, starts[1] - 1);
+    let first_end = starts.get(1).map_or(hi, |next| next - 1);
+    starts[0] = decoded[run.start].first_step.min(step(strokes[0][0] as f32)).clamp(lo, first_end);
     let last_start = *starts.last()?;
     let last = decoded[run.end - 1].last_step.max(step(strokes[strokes.len() - 1][2] as f32)).clamp(last_start, hi);
     let readings = starts.iter().enumerate().map(|(j, &first_step)| Decoded {
@@ -1185,6 +1278,8 @@ mod tests {
         Minus,
         RaisedDot,
         Superscript,
+        /// A small asterisk raised to the tall letters' top.
+        Asterisk,
         /// The top of the line below's ink, cut by the crop's foot, or its i's dot.
         Below,
         BelowDot,
@@ -1209,6 +1304,7 @@ mod tests {
                 Ink::Minus => (x - 3..x + 15, 30..33),
                 Ink::RaisedDot => (x + 1..x + 4, 26..29),
                 Ink::Superscript => (x + 1..x + 6, 12..28),
+                Ink::Asterisk => (x + 1..x + 9, 14..22),
                 Ink::Below => (x..x + 6, 42..48),
                 Ink::BelowDot => (x + 1..x + 4, 42..46),
                 Ink::CutComma => (x + 1..x + 4, 33..48),
@@ -1674,5 +1770,44 @@ mod tests {
         let mut d = decoded("ay-");
         stops_and_hyphens(&mut d, &CropInk::of(&crop), 8.0);
         assert_eq!(d.iter().map(|d| d.ch).collect::<String>(), "ay.");
+    }
+
+    #[test]
+    fn a_run_of_asterisks_read_fewer_than_its_ink_holds_reads_one_for_each() {
+        use Ink::{Asterisk, Letter, RaisedDot};
+        // Five asterisks read "****", the last star read between the last two (and the letters
+        // after them a step late).
+        let read = |glyphs: &[Ink], text: &str| {
+            let mut d = decoded(text);
+            let stars = d.iter().take_while(|r| STARS.contains(&r.ch)).count();
+            for r in d.iter_mut().skip(stars - 1) {
+                (r.first_step, r.last_step) = (r.first_step + 2, r.last_step + 2);
+            }
+            asterisks_by_ink(&mut d, &LineInk::new(&crop_of(glyphs)), 8.0);
+            d.iter().map(|d| d.ch).collect::<String>()
+        };
+        let five = [Asterisk, Asterisk, Asterisk, Asterisk, Asterisk, Letter, Letter, Letter];
+        assert_eq!(read(&five, "****abc"), "*****abc", "us-001's note");
+        assert_eq!(read(&five[1..], "****abc"), "****abc", "as many read as printed");
+        // A blob unlike the asterisks (a raised dot) is no more of them.
+        assert_eq!(read(&[Asterisk, Asterisk, Asterisk, RaisedDot, Letter, Letter, Letter], "***abc"), "***abc");
+    }
+
+    #[test]
+    fn a_line_read_unsurely_as_stars_alone_is_an_asterisk_for_each_blob_alike() {
+        use Ink::{Asterisk, Blank, Letter};
+        let stars = |read: &str, glyphs: &[Ink]| {
+            asterisks_alone(&decoded(read), &LineInk::new(&crop_of(glyphs)), 8.0)
+                .map(|d| d.iter().map(|d| d.ch).collect::<String>())
+        };
+        let five = [Asterisk; 5];
+        assert_eq!(stars("★★*★", &five).as_deref(), Some("*****"), "us-001's cells");
+        assert_eq!(stars("★ ★", &[Asterisk, Blank, Asterisk]).as_deref(), Some("**"));
+        assert_eq!(stars("★", &[Asterisk]).as_deref(), Some("*"));
+        // Anything but stars read, ink other than asterisks, or fewer blobs than stars.
+        assert_eq!(stars("★a★", &five), None);
+        assert_eq!(stars("★★★", &[Asterisk, Asterisk, Letter]), None);
+        assert_eq!(stars("★★★", &[Asterisk, Asterisk]), None);
+        assert_eq!(stars("", &five), None);
     }
 }

@@ -721,6 +721,7 @@ impl Engine {
                 glyphs::strokes_by_ink(&mut decoded, &ink, step_px);
                 glyphs::letters_doubled_by_ink(&mut decoded, &ink, step_px);
                 glyphs::daggers_read_as_t(&mut decoded, &ink, step_px);
+                glyphs::asterisks_by_ink(&mut decoded, &ink, step_px);
                 glyphs::trade_marks_read_whole(&mut decoded, &ink, step_px);
                 glyphs::accents_by_ink(&mut decoded, &ink, step_px);
                 rec::registered_signs_read_as_at(&mut decoded, row, steps, &alphabet.look_alikes);
@@ -728,7 +729,18 @@ impl Engine {
                 let to_line = |decoded: &[rec::Decoded]| {
                     decoded_to_line(&piece.quad, decoded, &gaps, piece.crop.width() as usize)
                 };
-                let mut line = OcrLine { dashes, ..to_line(&decoded)? };
+                let Some(line) = to_line(&decoded) else {
+                    // Read over the Latin classes, the line may be asterisks alone.
+                    let latin = match &self.marks {
+                        Some((into, latin)) if batch.reading == Reading::Line => {
+                            let folded = rec::fold_class_probabilities(row, steps, into, latin.chars.len());
+                            rec::ctc_greedy(&folded, steps, &latin.chars, &gaps)
+                        }
+                        _ => decoded,
+                    };
+                    return glyphs::asterisks_alone(&latin, &ink, step_px).and_then(|stars| to_line(&stars));
+                };
+                let mut line = OcrLine { dashes, ..line };
                 if batch.reading == Reading::Line
                     && line.text.chars().any(rec::east_asian)
                     && let Some((into, latin)) = &self.marks
