@@ -1002,10 +1002,7 @@ pub fn asterisks_alone(read: &[Decoded], ink: &LineInk, step_px: f32) -> Option<
     let crop = ink.get();
     let all = crop.boxes.iter().filter(|b| crop.inside(b) && !crop.is_speck(b)).count();
     let blobs = asterisk_blobs(crop, |_| true, None).filter(|b| b.len() == all && b.len() >= stars.len())?;
-    match blobs.len() == stars.len() {
-        true => Some(stars),
-        false => stroke_steps(&stars, 0..stars.len(), &blobs, step_px),
-    }
+    stroke_steps(&stars, 0..stars.len(), &blobs, step_px)
 }
 
 /// The blobs of `ink` `keep` takes that may be asterisks, left to right: inside the crop, no
