@@ -118,10 +118,12 @@ export interface Docsift {
  * engine has JS Promise Integration — else the CPU), "webgpu" (any
  * adapter, software ones too), "cpu". A page's `ocr.engine` says which ran ("wonnx", "tract").
  * `script`: what OCR reads — "all" (default: every character of the recognition model: Latin,
- * Greek, symbols, Chinese, Japanese kana) or "latin" (Latin-script text only; on the CPU its
- * output layer is cut to those characters, a quarter less recognition time).
+ * Greek, symbols, common Chinese characters), "latin" (Latin-script text only; on the CPU its
+ * output layer is cut to those characters, a quarter less recognition time) or "cjk" (Chinese
+ * and Japanese too: the larger model rec_cjk.onnx from the same folder, 21 MB, with kana and
+ * traditional and rare Chinese characters; about three times as slow, always on the CPU).
  */
-export function createDocsift(options?: { threads?: number; models?: string; backend?: 'auto' | 'webgpu' | 'cpu'; script?: 'all' | 'latin' }): Promise<Docsift>;
+export function createDocsift(options?: { threads?: number; models?: string; backend?: 'auto' | 'webgpu' | 'cpu'; script?: 'all' | 'latin' | 'cjk' }): Promise<Docsift>;
 
 export class DocsiftError extends Error { code: string }
 export class PasswordRequiredError extends DocsiftError {}

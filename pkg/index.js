@@ -31,7 +31,9 @@ async function toArrayBuffer(input) {
  * isolated, where the engine has JS Promise Integration), else the CPU; "webgpu" on any
  * adapter, software ones too; "cpu" never on the GPU.
  * `script` says what OCR reads: "all" the recognition model's characters (Latin, Greek,
- * symbols, Chinese, Japanese kana), "latin" Latin-script text only, faster on the CPU.
+ * symbols, common Chinese characters), "latin" Latin-script text only, faster on the CPU,
+ * "cjk" Chinese and Japanese too (the larger rec_cjk.onnx, 21 MB: kana, traditional and rare
+ * Chinese characters; about three times as slow, always on the CPU).
  */
 export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/', backend = 'auto', script = 'all' } = {}) {
   const base = globalThis.location?.href;

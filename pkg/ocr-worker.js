@@ -138,7 +138,9 @@ function ocrModule(id, layout) {
       if (steps) self.postMessage({ type: 'step-words', words: steps });
       else mod.setStepListener((code, done, total) => self.postMessage({ type: 'step', id: current, code, done, total }));
     }
-    const names = layout ? ['det', 'rec', 'cls', 'layout'] : ['det', 'rec', 'cls'];
+    // The "cjk" script reads with its own recognition model (`Script::recognition_file`).
+    const recFile = config.script === 'cjk' ? 'rec_cjk' : 'rec';
+    const names = layout ? ['det', recFile, 'cls', 'layout'] : ['det', recFile, 'cls'];
     const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${config.models}${m}.onnx`)));
     // One GPU worker serves the build, however often the models are loaded.
     const gpu = previous ? previous.gpu : await startGpu(mod, planned);

@@ -16,7 +16,7 @@ let poolSize = 1;
 let modelsUrl = null;
 /** Where OCR models run: 'auto' (a hardware WebGPU adapter if any), 'webgpu' (any adapter), 'cpu'. */
 let backend = 'auto';
-/** What OCR reads: 'all' or 'latin'. */
+/** What OCR reads: 'all', 'latin' or 'cjk'. */
 let script = 'all';
 const aborted = new Set();
 

@@ -114,7 +114,7 @@ mkdir -p www/models
 cp samples/sample.pdf www/sample.pdf
 # The page serves the OCR models from its own origin (scripts/models.py fetched them).
 MODELS="${DOCSIFT_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/docsift-tools/models}"
-for m in det rec cls layout; do
+for m in det rec rec_cjk cls layout; do
   [ -f "$MODELS/$m.onnx" ] && cp -u "$MODELS/$m.onnx" "www/models/$m.onnx"
 done
 # ... and the files prepared for WebGPU, with their list (the worker reads it to know what

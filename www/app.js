@@ -4,7 +4,9 @@ import { createDocsift, PasswordRequiredError } from './pkg/index.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const results = document.getElementById('results');
 const engine = document.getElementById('engine');
-const ds = await createDocsift();
+// What OCR reads is fixed when docsift starts: the box below reloads the page with it.
+const script = new URLSearchParams(location.search).get('script') === 'cjk' ? 'cjk' : 'all';
+const ds = await createDocsift({ script });
 engine.textContent = ds.info.threaded ? `threaded build, ${ds.info.threads} threads` : 'single-threaded build (page not cross-origin isolated)';
 document.body.dataset.ready = 'true';
 
@@ -278,6 +280,15 @@ async function process(file, password) {
     stop.hidden = true;
   }
 }
+
+const cjkBox = document.getElementById('cjk');
+cjkBox.checked = script === 'cjk';
+cjkBox.addEventListener('change', () => {
+  const url = new URL(location.href);
+  if (cjkBox.checked) url.searchParams.set('script', 'cjk');
+  else url.searchParams.delete('script');
+  location.replace(url);
+});
 
 // With layout regions ticked every page needs the OCR module and the layout model: they
 // get ready while a file is chosen, not when its first page waits for them.

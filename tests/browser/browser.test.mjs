@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
@@ -335,6 +335,18 @@ describe('the page', () => {
     // A whole page takes 15 s or more here.
     await page.waitForSelector(`${scan}[data-state="stopped"]`, { timeout: 5_000 });
     assert.ok(await page.locator(`${scan} button.stop`).isHidden());
+    // Japanese in a scan (pdf.js's vertical.pdf as a picture): the box reloads the page
+    // reading the "cjk" script, whose model reads kana (the default one reads "市即方元书").
+    await page.check('#cjk');
+    await page.waitForURL(/\?script=cjk$/);
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.ok(await page.isChecked('#cjk'));
+    const vertical = join(mkdtempSync(join(tmpdir(), 'docsift-page-')), 'vertical.png');
+    execFileSync(CLI, ['render', join(CORPUS, 'pdfjs/test/pdfs/vertical.pdf'), '--page', '1', '--dpi', '150', '-o', vertical]);
+    await page.setInputFiles('#files', [{ name: 'vertical.png', mimeType: 'image/png', buffer: readFileSync(vertical) }]);
+    rmSync(dirname(vertical), { recursive: true });
+    await page.waitForSelector('[data-file="vertical.png"][data-state="done"]', { timeout: 120_000 });
+    assert.match(await page.textContent('[data-file="vertical.png"] .page pre'), /あいうえお/);
     // Privacy: only same-origin GETs of the page's own files.
     const origin = new URL(isolated.url).origin;
     const foreign = requests.filter((r) => new URL(r.url).origin !== origin && !r.url.startsWith('blob:'));

@@ -158,6 +158,7 @@ async function inBrowser(path, options = {}, on = server, plainSimd = false, cre
   // Object URLs (the thread pool's workers) are local, not requests.
   assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith(`blob:${origin}/`)), [], 'only same-origin requests');
   result.ocrBuilds = [...new Set(served.flatMap((u) => u.match(/\/wasm\/(ocr[\w-]*)\//)?.[1] ?? []))];
+  result.models = [...new Set(served.flatMap((u) => u.match(/\/models\/(\w+\.onnx)$/)?.[1] ?? []))].sort();
   return result;
 }
 
@@ -252,6 +253,16 @@ test('script: "latin" reads an image as the CLI\'s --script latin does, and an u
   const path = 'ocr/tesseract-test/testing/phototest.tif';
   assertSameReading(await inBrowser(path, {}, plain, false, { script: 'latin' }), native(path, ['--script', 'latin']), path);
   await assert.rejects(inBrowser(path, {}, plain, false, { script: 'klingon' }), /unknown OCR script "klingon"/);
+});
+
+test('script: "cjk" reads a Japanese page with its own recognition model as the CLI\'s --script cjk does', { timeout: 600_000 }, async () => {
+  const path = 'pdfjs/test/pdfs/issue16538.pdf';
+  const args = ['--ocr', 'force', '--pages', '1'];
+  const got = await inBrowser(path, { ocr: 'force', pages: [1] }, server, false, { script: 'cjk' });
+  const want = native(path, [...args, '--script', 'cjk']);
+  assert.match(want.pages[0].text, /マーケットモデル/);
+  assert.deepEqual(got.models, ['cls.onnx', 'det.onnx', 'rec_cjk.onnx']);
+  assertSameReading(got, want, path);
 });
 
 // Both builds: OCR readied ahead of a page, as tesseract.js's createWorker is. The seconds

@@ -6,7 +6,7 @@ use std::time::Instant;
 use docsift::ocr_models::{Backend, ModelKind, Tensor, TractBackend};
 
 fn main() {
-    let files = docsift::read_model_files(&docsift::default_models_dir()).expect("models");
+    let files = docsift::read_model_files(&docsift::default_models_dir(), docsift::OcrScript::All).expect("models");
     let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
     let tract = TractBackend::new(&refs).expect("models");
     let shapes: &[(ModelKind, &[usize])] = &[

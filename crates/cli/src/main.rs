@@ -214,10 +214,12 @@ enum BackendArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ScriptArg {
-    /// Every character the recognition model knows: Latin, Greek, symbols, Chinese, Japanese kana.
+    /// Every character the default recognition model knows: Latin, Greek, symbols, common Chinese characters.
     All,
     /// Latin-script text only (accented letters, Greek, digits, punctuation, symbols); faster on the CPU.
     Latin,
+    /// Chinese and Japanese too: the larger recognition model (rec_cjk.onnx), with kana and traditional and rare Chinese characters; about 3x slower, on the CPU.
+    Cjk,
 }
 
 /// The OCR models: where they are, where they run, what they read.
@@ -242,6 +244,7 @@ fn ocr_models(args: ModelArgs) -> docsift::OcrModels {
     let script = match args.script {
         ScriptArg::All => docsift::OcrScript::All,
         ScriptArg::Latin => docsift::OcrScript::Latin,
+        ScriptArg::Cjk => docsift::OcrScript::Cjk,
     };
     match args.backend {
         BackendArg::Cpu => docsift::OcrModels::from_dir(dir, script),

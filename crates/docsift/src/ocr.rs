@@ -189,9 +189,9 @@ impl OcrModels {
     }
 
     /// The models in `dir` (file names from models/manifest.json), read on first use,
-    /// reading `script`.
+    /// reading `script` (whose recognition model is `Script::recognition_file`).
     pub fn from_dir(dir: PathBuf, script: Script) -> OcrModels {
-        OcrModels::lazy(move || with_model_files(&dir, |files| Engine::from_onnx(files, script)))
+        OcrModels::lazy(move || with_model_files(&dir, script, |files| Engine::from_onnx(files, script)))
     }
 
     /// The models in `dir` run on the GPU (wonnx), from the static-shape files
@@ -202,7 +202,7 @@ impl OcrModels {
     pub fn from_dir_on_gpu(dir: PathBuf, script: Script) -> OcrModels {
         OcrModels::lazy(move || {
             let gpu = docsift_ocr::WonnxBackend::open(&dir).map_err(to_error)?;
-            with_model_files(&dir, |files| Engine::preferring(Box::new(gpu), files, script))
+            with_model_files(&dir, script, |files| Engine::preferring(Box::new(gpu), files, script))
         })
     }
 
@@ -243,12 +243,13 @@ impl OcrModels {
     }
 }
 
-/// What `make` builds from the model files in `dir` (`read_model_files`).
+/// What `make` builds from the model files in `dir` for `script` (`read_model_files`).
 fn with_model_files(
     dir: &Path,
+    script: Script,
     make: impl FnOnce(&[(ModelKind, &[u8])]) -> Result<Engine, OcrError>,
 ) -> Result<Engine, Error> {
-    let files = read_model_files(dir)?;
+    let files = read_model_files(dir, script)?;
     let refs: Vec<(ModelKind, &[u8])> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
     make(&refs).map_err(to_error)
 }
@@ -304,19 +305,19 @@ pub fn default_models_dir() -> PathBuf {
     cache.join("docsift-tools").join("models")
 }
 
-/// The model files in `dir`; the layout model is optional.
-pub fn read_model_files(dir: &Path) -> Result<Vec<(ModelKind, Vec<u8>)>, Error> {
+/// The model files in `dir` that read `script`; the layout model is optional.
+pub fn read_model_files(dir: &Path, script: Script) -> Result<Vec<(ModelKind, Vec<u8>)>, Error> {
     let mut files = Vec::new();
     for kind in ModelKind::ALL {
-        match std::fs::read(dir.join(kind.file_name())) {
+        let name = if kind == ModelKind::Recognition { script.recognition_file() } else { kind.file_name() };
+        match std::fs::read(dir.join(name)) {
             Ok(bytes) => files.push((kind, bytes)),
             Err(_) if kind == ModelKind::Layout => {}
             Err(e) => {
                 return Err(Error::new(
                     ErrorKind::Model,
                     format!(
-                        "OCR model {} in {}: {e} (fetch the models with `python3 scripts/models.py`)",
-                        kind.file_name(),
+                        "OCR model {name} in {}: {e} (fetch the models with `python3 scripts/models.py`)",
                         dir.display()
                     ),
                 ));

@@ -111,15 +111,24 @@ pub struct Preferring {
     preferred: Box<dyn Backend>,
     fallback: Box<dyn Backend>,
     failed: AtomicBool,
+    /// Models run on the fallback though the preferred runtime has files of that kind:
+    /// files of another model of it (`Script::recognition_prepared`).
+    fallback_only: Vec<ModelKind>,
 }
 
 impl Preferring {
     pub fn new(preferred: Box<dyn Backend>, fallback: Box<dyn Backend>) -> Self {
-        Preferring { preferred, fallback, failed: AtomicBool::new(false) }
+        Preferring { preferred, fallback, failed: AtomicBool::new(false), fallback_only: Vec::new() }
+    }
+
+    /// `model` runs on the fallback alone.
+    pub fn keeping_on_fallback(mut self, model: ModelKind) -> Self {
+        self.fallback_only.push(model);
+        self
     }
 
     fn on_preferred(&self, model: ModelKind) -> bool {
-        !self.failed.load(Ordering::Relaxed) && self.preferred.has(model)
+        !self.failed.load(Ordering::Relaxed) && self.preferred.has(model) && !self.fallback_only.contains(&model)
     }
 
     /// Whether `input` goes to the fallback though the preferred runtime has the model: it
@@ -266,6 +275,20 @@ mod tests {
         let b = Preferring::new(Box::new(gpu), Box::new(cpu));
         assert_eq!(answer(&b, ModelKind::Recognition).ok(), Some(3.0));
         assert_eq!(answer(&b, ModelKind::Detection).ok(), Some(5.0));
+        assert_eq!(b.name(), "gpu");
+    }
+
+    /// The GPU's recognition files are the default model's; another script's model runs on
+    /// the CPU, static shapes and all.
+    #[test]
+    fn a_model_kept_on_the_fallback_runs_there_though_the_preferred_runtime_has_its_kind() {
+        let gpu = Static(Fake { name: "gpu", models: ModelKind::ALL.to_vec(), fails: false }, vec![vec![1]]);
+        let cpu = Fake { name: "cpu-x", models: ModelKind::ALL.to_vec(), fails: false };
+        let b = Preferring::new(Box::new(gpu), Box::new(cpu)).keeping_on_fallback(ModelKind::Recognition);
+        assert_eq!(answer(&b, ModelKind::Recognition).ok(), Some(5.0));
+        assert_eq!(b.fixed_shapes(ModelKind::Recognition), None);
+        assert_eq!(answer(&b, ModelKind::Detection).ok(), Some(3.0));
+        assert_eq!(b.fixed_shapes(ModelKind::Detection), Some(vec![vec![1]]));
         assert_eq!(b.name(), "gpu");
     }
 

@@ -6,7 +6,7 @@ use std::ops::{Range, RangeInclusive};
 
 use image::{Rgb, RgbImage};
 
-use crate::backend::Tensor;
+use crate::backend::{ModelKind, Tensor};
 use crate::geometry::{Point, Quad, quarter_turns};
 use crate::page::BOX_HEIGHT_EM;
 use crate::{OcrLine, det, marks};
@@ -950,8 +950,8 @@ pub fn classes(dictionary: &str) -> Vec<char> {
 /// The characters a page may be read as.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Script {
-    /// Every character of the dictionary: Latin, Greek, digits, punctuation, symbols,
-    /// Chinese, Japanese kana.
+    /// Every character of the recognition model's dictionary: Latin, Greek, digits,
+    /// punctuation, symbols, common Chinese characters.
     #[default]
     All,
     /// Latin-script text: the dictionary without its East Asian characters (`east_asian`),
@@ -959,14 +959,37 @@ pub enum Script {
     /// as Chinese look-alikes, and on the CPU the model's output layer shrinks with it: 618
     /// of PP-OCRv6's 6,906 classes, a quarter less recognition time.
     Latin,
+    /// Chinese and Japanese as well as Latin: every character of the larger recognition
+    /// model (`CJK_RECOGNITION_FILE`, 18,708 characters), whose kana and traditional and rare
+    /// Chinese characters the default model lacks (it reads kana as Chinese look-alikes).
+    /// About three times as slow on the CPU, and run on the CPU only: no files of it are
+    /// prepared for WebGPU.
+    Cjk,
 }
+
+/// The recognition model file (in the models folder) of `Script::Cjk`.
+pub const CJK_RECOGNITION_FILE: &str = "rec_cjk.onnx";
 
 impl Script {
     pub fn keeps(self, c: char) -> bool {
         match self {
-            Script::All => true,
+            Script::All | Script::Cjk => true,
             Script::Latin => !east_asian(c),
         }
+    }
+
+    /// The models folder's file of the recognition model that reads this script.
+    pub fn recognition_file(self) -> &'static str {
+        match self {
+            Script::All | Script::Latin => ModelKind::Recognition.file_name(),
+            Script::Cjk => CJK_RECOGNITION_FILE,
+        }
+    }
+
+    /// Whether the files prepared for WebGPU (made from `ModelKind::Recognition`'s file) are
+    /// this script's recognition model.
+    pub fn recognition_prepared(self) -> bool {
+        self.recognition_file() == ModelKind::Recognition.file_name()
     }
 }
 
@@ -1423,6 +1446,17 @@ mod tests {
         assert_eq!(kept_classes(&classes, Script::All), (0..classes.len()).collect::<Vec<_>>());
         let latin: String = kept_classes(&classes, Script::Latin).into_iter().map(|i| classes[i]).collect();
         assert_eq!(latin, "\0aéα€ ");
+    }
+
+    /// "cjk" reads every class of its own model; the files prepared for WebGPU are the
+    /// default model's, so only the scripts read by that model run on them.
+    #[test]
+    fn cjk_reads_every_class_of_its_own_recognition_model() {
+        let classes = classes("a\n中\nか\n한");
+        assert_eq!(kept_classes(&classes, Script::Cjk), (0..classes.len()).collect::<Vec<_>>());
+        assert_eq!(Script::Cjk.recognition_file(), CJK_RECOGNITION_FILE);
+        assert_eq!(Script::Latin.recognition_file(), ModelKind::Recognition.file_name());
+        assert!(!Script::Cjk.recognition_prepared() && Script::All.recognition_prepared());
     }
 
     #[test]

@@ -20,7 +20,8 @@ pub fn models() -> Option<Arc<OcrModels>> {
 /// Loads the models (ONNX bytes; layout optional), replacing those loaded before. With `gpu`,
 /// the names of the prepared files the WebGPU worker serves (threaded builds: through the
 /// mailbox; single-threaded: through `setGpuRunner`): those models run there, the rest — and all
-/// of them should the GPU fail — on the CPU. `script`: "all" (default) or "latin" (see `Script`).
+/// of them should the GPU fail — on the CPU. `script`: "all" (default), "latin" or "cjk" (see
+/// `Script`; `rec` is then that script's model, `Script::recognition_file`).
 #[wasm_bindgen(js_name = setOcrModels)]
 pub fn set_ocr_models(
     det: &[u8],
@@ -38,6 +39,7 @@ pub fn set_ocr_models(
     let script = match script.as_deref() {
         None | Some("all") => Script::All,
         Some("latin") => Script::Latin,
+        Some("cjk") => Script::Cjk,
         Some(other) => {
             return Err(to_js_error(Error::new(ErrorKind::Unsupported, format!("unknown OCR script {other:?}"))));
         }
