@@ -8,7 +8,7 @@
 // from nothing loaded to the text (scripts/first_read.mjs); and a first page after OCR was
 // made ready (docsift's prepareOcr, tesseract.js's createWorker), with what that took. Usage:
 //   npm install --no-save tesseract.js @tesseract.js-data/eng && bash scripts/build-wasm.sh
-//   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1] [--script all|latin]
+//   node scripts/bench_ocr.mjs [--repeat 2] [--threads 1] [--script all|latin|cjk]
 // (`--script latin`: docsift reads Latin script only, as tesseract.js's eng does. Node 22 and
 // later validate relaxed SIMD, so both engines run their relaxed-SIMD builds there; Node 20
 // only with `--experimental-wasm-relaxed-simd`.)

@@ -6,7 +6,7 @@
 // it (`page`): docsift-prepared (the build, the models and a warm-up read, as the browser's
 // prepareOcr) and tesseract (createWorker). bench_ocr.mjs runs it once per page and engine.
 // Usage:
-//   node scripts/first_read.mjs docsift|docsift-prepared|tesseract IMAGE [all|latin]
+//   node scripts/first_read.mjs docsift|docsift-prepared|tesseract IMAGE [all|latin|cjk]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,7 @@ async function tesseract() {
 }
 
 const reads = { docsift, 'docsift-prepared': docsiftPrepared, tesseract };
-if (!reads[engine] || !image) throw new Error('usage: node scripts/first_read.mjs docsift|docsift-prepared|tesseract IMAGE [all|latin]');
+if (!reads[engine] || !image) throw new Error('usage: node scripts/first_read.mjs docsift|docsift-prepared|tesseract IMAGE [all|latin|cjk]');
 const bytes = readFileSync(image);
 /** When the engine was ready for a page (engines that get ready before one). */
 let ready;

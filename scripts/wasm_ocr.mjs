@@ -18,6 +18,7 @@ export async function wasmOcr(script) {
   const wasm = await import(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm.js'));
   const { decodePage } = await import(join(ROOT, 'pkg', 'decode.js'));
   await wasm.default({ module_or_path: readFileSync(join(ROOT, 'pkg', 'wasm', build, 'docsift_wasm_bg.wasm')) });
-  wasm.setOcrModels(...['det', 'rec', 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))), undefined, undefined, script);
+  const rec = script === 'cjk' ? 'rec_cjk' : 'rec';
+  wasm.setOcrModels(...['det', rec, 'cls'].map((m) => readFileSync(join(MODELS, `${m}.onnx`))), undefined, undefined, script);
   return { build, prepare: () => wasm.warmOcr(), read: async (bytes) => decodePage((await wasm.extractImage(bytes)).pages[0]).text };
 }
