@@ -31,8 +31,7 @@ const UNSURE_WORD_CONFIDENCE: f32 = 0.5;
 /// Japanese paragraph read as Chinese amid English print (issue-463) holds 119.
 const MIN_UNSURE_LETTERS: usize = 40;
 /// Why OCR reads letters unsurely, as the warnings say it.
-const UNSURE_CAUSE: &str = "a script the models do not read, such as Arabic or Korean, Japanese but with the \"cjk\" \
-     script's recognition model, or print they cannot make out";
+const UNSURE_CAUSE: &str = "a script the models do not read, such as Arabic, Korean, or Japanese (the \"cjk\" script reads it), or print they cannot make out";
 
 /// A pixel darker than this (its channels' mean) is print where a line meets a break: halfway
 /// between black print and white paper.
