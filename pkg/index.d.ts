@@ -121,7 +121,8 @@ export interface Docsift {
  * Greek, symbols, common Chinese characters), "latin" (Latin-script text only; on the CPU its
  * output layer is cut to those characters, a quarter less recognition time) or "cjk" (Chinese
  * and Japanese too: the larger model rec_cjk.onnx from the same folder, 21 MB, with kana and
- * traditional and rare Chinese characters; about three times as slow, always on the CPU).
+ * traditional and rare Chinese characters; about three times as slow on the CPU; on a GPU, its
+ * prepared files wonnx/rec_cjk_*).
  */
 export function createDocsift(options?: { threads?: number; models?: string; backend?: 'auto' | 'webgpu' | 'cpu'; script?: 'all' | 'latin' | 'cjk' }): Promise<Docsift>;
 

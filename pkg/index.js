@@ -33,7 +33,8 @@ async function toArrayBuffer(input) {
  * `script` says what OCR reads: "all" the recognition model's characters (Latin, Greek,
  * symbols, common Chinese characters), "latin" Latin-script text only, faster on the CPU,
  * "cjk" Chinese and Japanese too (the larger rec_cjk.onnx, 21 MB: kana, traditional and rare
- * Chinese characters; about three times as slow, always on the CPU).
+ * Chinese characters; about three times as slow on the CPU; on a GPU, its prepared files
+ * wonnx/rec_cjk_*).
  */
 export async function createDocsift({ threads = Math.min(globalThis.navigator?.hardwareConcurrency || 1, 8), models = 'models/', backend = 'auto', script = 'all' } = {}) {
   const base = globalThis.location?.href;

@@ -95,12 +95,22 @@ function requester(worker) {
 }
 
 /**
+ * The models' files (less `.onnx`; their prepared files' prefixes) in the order of the Rust
+ * ModelKind::ALL: detection, recognition, orientation, layout. The "cjk" script reads with
+ * its own recognition model (`Script::model_file`).
+ */
+function modelStems() {
+  return ['det', config.script === 'cjk' ? 'rec_cjk' : 'rec', 'cls', 'layout'];
+}
+
+/**
  * Starts the WebGPU worker for the OCR build's model calls — through the threaded build's
  * mailbox, or as the single-threaded build's GPU runner, whose promises the build awaits —
  * and returns the prepared `files` it serves; undefined keeps every model on the CPU (no
  * files, a build that reaches no GPU, or a device that would not start).
  */
 async function startGpu(mod, files) {
+  const stems = modelStems();
   const mailbox = mod.gpuMailbox();
   if (!files || (!mailbox && typeof mod.setGpuRunner !== 'function')) return undefined;
   let worker;
@@ -109,9 +119,9 @@ async function startGpu(mod, files) {
     const request = requester(worker);
     const base = `${config.models}wonnx/`;
     if (mailbox) {
-      await request({ op: 'serve', memory: mailbox.memory, address: mailbox.address, base, files });
+      await request({ op: 'serve', memory: mailbox.memory, address: mailbox.address, base, files, stems });
     } else {
-      await request({ op: 'open', base, files });
+      await request({ op: 'open', base, files, stems });
       mod.setGpuRunner(async (model, shape, input) =>
         (await request({ op: 'call', model, shape: Array.from(shape), input }, [input.buffer], GPU_CALL_TIMEOUT_S)).outputs);
     }
@@ -138,9 +148,7 @@ function ocrModule(id, layout) {
       if (steps) self.postMessage({ type: 'step-words', words: steps });
       else mod.setStepListener((code, done, total) => self.postMessage({ type: 'step', id: current, code, done, total }));
     }
-    // The "cjk" script reads with its own recognition model (`Script::recognition_file`).
-    const recFile = config.script === 'cjk' ? 'rec_cjk' : 'rec';
-    const names = layout ? ['det', recFile, 'cls', 'layout'] : ['det', recFile, 'cls'];
+    const names = modelStems().slice(0, layout ? 4 : 3);
     const [det, rec, cls, layoutModel] = await Promise.all(names.map((m) => fetchModel(`${config.models}${m}.onnx`)));
     // One GPU worker serves the build, however often the models are loaded.
     const gpu = previous ? previous.gpu : await startGpu(mod, planned);

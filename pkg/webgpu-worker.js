@@ -71,8 +71,6 @@ const MAX_OUTPUTS = 4;
 const RANK = 4;
 const MESSAGE_BYTES = 1024;
 const STATE = { IDLE: 0, REQUEST: 1, TAKEN: 2, SIZED: 3, BUFFER: 4, WRITING: 5, DONE: 6, FAILED: 7, ABANDONED: 8 };
-/** Model indices as in the Rust ModelKind::ALL, by their prepared files' prefixes. */
-const MODEL_FILES = ['det', 'rec', 'cls', 'layout'];
 
 async function loadRuntime() {
   if (!self.navigator.gpu) throw new Error('WebGPU is not available in this browser');
@@ -102,14 +100,15 @@ function handOver(w, from, to) {
 }
 
 /**
- * Runs model calls on the prepared files: a call names a model (index into MODEL_FILES)
- * and an input shape, which pick the file `${base}${model}_${shape}.onnx` (compiled on first
- * use); it answers the outputs, `[{ shape, data }]` in the file's order.
+ * Runs model calls on the prepared files: a call names a model (an index into `stems`, the
+ * prepared files' prefixes in the order of the Rust ModelKind::ALL: the OCR worker's
+ * `modelStems`) and an input shape, which pick the file `${base}${stem}_${shape}.onnx`
+ * (compiled on first use); it answers the outputs, `[{ shape, data }]` in the file's order.
  */
-function preparedModels(mod, base, files) {
+function preparedModels(mod, base, files, stems) {
   const compiled = new Map();
   return async (model, shape, input) => {
-    const file = `${MODEL_FILES[model]}_${Array.from(shape).join('x')}.onnx`;
+    const file = `${stems[model]}_${Array.from(shape).join('x')}.onnx`;
     if (!files.includes(file)) throw new Error(`${file} is not prepared`);
     if (!compiled.has(file)) compiled.set(file, compileFile(mod, base + file));
     const m = await compiled.get(file);
@@ -183,17 +182,17 @@ const handlers = {
     return { ms: performance.now() - started };
   },
   /** Starts serving the mailbox (see serveMailbox); answers once the device is up. */
-  async serve({ memory, address, base, files }) {
+  async serve({ memory, address, base, files, stems }) {
     runtime ??= loadRuntime();
     const { mod, adapter } = await runtime;
-    serveMailbox(preparedModels(mod, base, files), memory, address).catch((e) => console.error('docsift: GPU mailbox stopped:', e));
+    serveMailbox(preparedModels(mod, base, files, stems), memory, address).catch((e) => console.error('docsift: GPU mailbox stopped:', e));
     return { adapter };
   },
   /** Readies the prepared files for `call`; answers once the device is up. */
-  async open({ base, files }) {
+  async open({ base, files, stems }) {
     runtime ??= loadRuntime();
     const { mod, adapter } = await runtime;
-    prepared = preparedModels(mod, base, files);
+    prepared = preparedModels(mod, base, files, stems);
     return { adapter };
   },
   /** One model call on the prepared files (see preparedModels). */

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -140,7 +141,10 @@ def evaluate(graph: Graph, node: onnx.NodeProto) -> list:
 
 def fold_constants(graph: Graph) -> None:
     """Nodes whose inputs are all known become initializers; Shape of a static tensor is known.
-    With the input shape fixed this removes the Shape→Cast→Slice→Concat chains that feed Reshape."""
+    With the input shape fixed this removes the Shape→Cast→Slice→Concat chains that feed Reshape.
+    An Identity of a known tensor is known too (PP-OCRv6 small passes an attention Reshape's
+    shape through one), unless it names a graph output."""
+    outputs = {o.name for o in graph.g.output}
     while True:
         shapes = graph.shapes()
         kept, folded = [], False
@@ -150,6 +154,9 @@ def fold_constants(graph: Graph) -> None:
                 folded = True
             elif node.op_type == "Shape" and node.input[0] in shapes:
                 graph.consts[node.output[0]] = np.array(shapes[node.input[0]], dtype=np.int64)
+                folded = True
+            elif node.op_type == "Identity" and node.input[0] in graph.consts and node.output[0] not in outputs:
+                graph.consts[node.output[0]] = graph.consts[node.input[0]]
                 folded = True
             elif all(i in graph.consts for i in node.input if i) and node.op_type != "Identity":
                 for name, value in zip(node.output, evaluate(graph, node)):
@@ -765,8 +772,10 @@ def main() -> None:
         source = MODELS / f"{model}.onnx"
         weights = out / f"{model}.weights"
         targets = [out / f"{model}_{'x'.join(map(str, shape))}.onnx" for shape in shapes]
-        # Shapes the manifest no longer names (the backends would run any file they find).
-        for stale in set(out.glob(f"{model}_*.onnx")) - set(targets):
+        # Shapes the manifest no longer names (the backends would run any file they find); a
+        # shape's name is digits and x's, so `rec_*` leaves `rec_cjk_*` alone.
+        ours = re.compile(rf"{re.escape(model)}_\d+(x\d+)*\.onnx")
+        for stale in {p for p in out.glob(f"{model}_*.onnx") if ours.fullmatch(p.name)} - set(targets):
             stale.unlink()
         newest_input = max(source.stat().st_mtime, script_time)
         # The shapes share one weights file, so they are prepared together.

@@ -31,11 +31,13 @@ const TOLERANCE = 2e-3;
 const CASES = [['rec', '4x3x48x320'], ['cls', '4x3x48x192']];
 /**
  * What the page OCR test serves to the GPU: the orientation and the narrowest recognition
- * file (SwiftShader takes ~10 s per 320-wide line, and that file reads 4 lines a call;
- * detection would take minutes), so the mailbox carries those calls and detection stays on
- * the CPU.
+ * file of each script's recognition model (SwiftShader takes ~10 s per 320-wide line of the
+ * default model, and that file reads 4 lines a call; detection would take minutes), so the
+ * GPU worker gets those calls and detection stays on the CPU.
  */
-const GPU_FILES = ['cls_4x3x48x192.onnx', 'rec_4x3x48x320.onnx'];
+const GPU_FILES = ['cls_4x3x48x192.onnx', 'rec_4x3x48x320.onnx', 'rec_cjk_4x3x48x320.onnx'];
+/** The recognition files GPU_FILES holds, by the script that reads with them. */
+const REC_FILES = { all: 'rec_4x3x48x320.onnx', cjk: 'rec_cjk_4x3x48x320.onnx' };
 /** Same model, same input, GPU vs CPU float rounding: boxes agree to a pixel or so. */
 const BOX_TOLERANCE = 2.0;
 
@@ -49,9 +51,9 @@ let madeFolders = [];
  */
 function gpuModelsFolder(missing = []) {
   const dir = mkdtempSync(join(tmpdir(), 'docsift-gpu-models-'));
-  for (const m of ['det', 'rec', 'cls']) symlinkSync(join(MODELS, `${m}.onnx`), join(dir, `${m}.onnx`));
+  for (const m of ['det', 'rec', 'rec_cjk', 'cls']) symlinkSync(join(MODELS, `${m}.onnx`), join(dir, `${m}.onnx`));
   mkdirSync(join(dir, 'wonnx'));
-  const held = [...GPU_FILES, 'cls.weights', 'rec.weights'].filter((f) => !missing.includes(f));
+  const held = [...GPU_FILES, 'cls.weights', 'rec.weights', 'rec_cjk.weights'].filter((f) => !missing.includes(f));
   for (const f of held) symlinkSync(join(MODELS, 'wonnx', f), join(dir, 'wonnx', f));
   writeFileSync(join(dir, 'wonnx', 'index.json'), JSON.stringify({ files: GPU_FILES }));
   return dir;
@@ -62,7 +64,7 @@ before(async () => {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader', '--disable-quic', '--no-first-run'],
   });
-  madeFolders = [gpuModelsFolder(), gpuModelsFolder(['rec_4x3x48x320.onnx'])];
+  madeFolders = [gpuModelsFolder(), gpuModelsFolder(Object.values(REC_FILES))];
   const mounts = {
     '/models/': join(MODELS, 'wonnx'),
     '/gpu-models/': madeFolders[0],
@@ -116,9 +118,11 @@ for (const [model, shape] of CASES) {
   });
 }
 
-for (const [how, on, build] of [
-  ['mailbox from the threaded build, isolated page', () => server, 'ocr-threaded-relaxed'],
-  ['single-threaded build by message, page not isolated', () => plain, 'ocr-relaxed'],
+// The "cjk" script's recognition model goes by message: its prepared files are picked from
+// the same list as the default model's.
+for (const [how, on, build, script] of [
+  ['mailbox from the threaded build, isolated page', () => server, 'ocr-threaded-relaxed', 'all'],
+  ['single-threaded build by message, page not isolated, the "cjk" script', () => plain, 'ocr-relaxed', 'cjk'],
 ]) test(`page OCR on WebGPU (${how}) reads what the CPU reads`, { timeout: 600_000 }, async () => {
   const page = await browser.newPage();
   const requests = [];
@@ -126,7 +130,7 @@ for (const [how, on, build] of [
   page.on('request', (r) => requests.push(r.url()));
   page.on('response', (r) => r.ok() && served.push(r.url()));
   await page.goto(on().url + 'pkg/package.json');
-  const read = (backend, models = '/gpu-models/') => page.evaluate(async ({ backend, models }) => {
+  const read = (backend, models = '/gpu-models/') => page.evaluate(async ({ backend, models, script }) => {
     // A short printed line, drawn here: one recognition call of the narrowest width.
     const canvas = new OffscreenCanvas(220, 64);
     const ctx = canvas.getContext('2d');
@@ -137,15 +141,16 @@ for (const [how, on, build] of [
     ctx.fillText('docsift 42', 16, 42);
     const png = await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer();
     const { createDocsift } = await import('/pkg/index.js');
-    const ds = await createDocsift({ threads: 2, models, backend });
+    const ds = await createDocsift({ threads: 2, models, backend, script });
     const started = performance.now();
     const p = (await ds.extract(png)).pages[0];
     const seconds = (performance.now() - started) / 1000;
     ds.terminate();
     return { seconds, text: p.text, engine: p.ocr?.engine, words: p.words.map((w) => w.bbox) };
-  }, { backend, models });
+  }, { backend, models, script });
   const got = { gpu: await read('webgpu') };
   const gpuBuilds = [...new Set(served.flatMap((u) => u.match(/\/wasm\/(ocr[\w-]*)\//)?.[1] ?? []))];
+  const recFiles = Object.values(REC_FILES).filter((f) => served.some((u) => u.endsWith(`/gpu-models/wonnx/${f}`)));
   got.cpu = await read('cpu');
   got.auto = await read('auto');
   // A GPU call that fails (its prepared file is gone) is an error the CPU takes over from.
@@ -154,6 +159,7 @@ for (const [how, on, build] of [
   console.log(`# page OCR: WebGPU ${got.gpu.seconds.toFixed(1)} s (${got.gpu.engine}), CPU ${got.cpu.seconds.toFixed(1)} s (${got.cpu.engine}): ${JSON.stringify(got.gpu.text)}`);
   assert.equal(got.gpu.engine, 'wonnx', 'the GPU served the model calls');
   assert.deepEqual(gpuBuilds, [build], 'the OCR build that reaches the GPU');
+  assert.deepEqual(recFiles, [REC_FILES[script]], 'the GPU runs the script\'s own recognition model');
   assert.equal(got.cpu.engine, 'tract');
   // SwiftShader is a fallback (software) adapter: "auto" leaves the models on the CPU.
   assert.equal(got.auto.engine, 'tract', '"auto" does not pick a software adapter');

@@ -189,7 +189,7 @@ impl OcrModels {
     }
 
     /// The models in `dir` (file names from models/manifest.json), read on first use,
-    /// reading `script` (whose recognition model is `Script::recognition_file`).
+    /// reading `script` (whose recognition model is `Script::model_file`).
     pub fn from_dir(dir: PathBuf, script: Script) -> OcrModels {
         OcrModels::lazy(move || with_model_files(&dir, script, |files| Engine::from_onnx(files, script)))
     }
@@ -201,7 +201,7 @@ impl OcrModels {
     #[cfg(feature = "webgpu")]
     pub fn from_dir_on_gpu(dir: PathBuf, script: Script) -> OcrModels {
         OcrModels::lazy(move || {
-            let gpu = docsift_ocr::WonnxBackend::open(&dir).map_err(to_error)?;
+            let gpu = docsift_ocr::WonnxBackend::open(&dir, script).map_err(to_error)?;
             with_model_files(&dir, script, |files| Engine::preferring(Box::new(gpu), files, script))
         })
     }
@@ -309,7 +309,7 @@ pub fn default_models_dir() -> PathBuf {
 pub fn read_model_files(dir: &Path, script: Script) -> Result<Vec<(ModelKind, Vec<u8>)>, Error> {
     let mut files = Vec::new();
     for kind in ModelKind::ALL {
-        let name = if kind == ModelKind::Recognition { script.recognition_file() } else { kind.file_name() };
+        let name = script.model_file(kind);
         match std::fs::read(dir.join(name)) {
             Ok(bytes) => files.push((kind, bytes)),
             Err(_) if kind == ModelKind::Layout => {}

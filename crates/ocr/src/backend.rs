@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Waker};
 
 use crate::OcrError;
+use crate::rec::Script;
 
 /// The models of the OCR pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,11 +31,13 @@ impl ModelKind {
         }
     }
 
-    /// A prepared file's name (scripts/prepare_models.py), e.g. `rec_4x3x48x320.onnx`
-    /// → (Recognition, [4, 3, 48, 320]); the `.onnx` suffix is optional.
-    pub fn parse_prepared(name: &str) -> Option<(ModelKind, Vec<usize>)> {
-        let (stem, shape) = name.strip_suffix(".onnx").unwrap_or(name).split_once('_')?;
-        let kind = ModelKind::ALL.into_iter().find(|k| k.file_name().strip_suffix(".onnx") == Some(stem))?;
+    /// A prepared file's name (scripts/prepare_models.py) among those of the models that read
+    /// `script` (`Script::model_file`), e.g. `rec_4x3x48x320.onnx` → (Recognition,
+    /// [4, 3, 48, 320]); None for a file of another script's model (`rec_cjk_4x3x48x320`
+    /// where `script` reads with `rec`). The `.onnx` suffix is optional.
+    pub fn parse_prepared(name: &str, script: Script) -> Option<(ModelKind, Vec<usize>)> {
+        let (stem, shape) = name.strip_suffix(".onnx").unwrap_or(name).rsplit_once('_')?;
+        let kind = ModelKind::ALL.into_iter().find(|&k| script.model_file(k).strip_suffix(".onnx") == Some(stem))?;
         let shape = shape.split('x').map(|d| d.parse().ok()).collect::<Option<Vec<usize>>>()?;
         Some((kind, shape))
     }
@@ -111,24 +114,15 @@ pub struct Preferring {
     preferred: Box<dyn Backend>,
     fallback: Box<dyn Backend>,
     failed: AtomicBool,
-    /// Models run on the fallback though the preferred runtime has files of that kind:
-    /// files of another model of it (`Script::recognition_prepared`).
-    fallback_only: Vec<ModelKind>,
 }
 
 impl Preferring {
     pub fn new(preferred: Box<dyn Backend>, fallback: Box<dyn Backend>) -> Self {
-        Preferring { preferred, fallback, failed: AtomicBool::new(false), fallback_only: Vec::new() }
-    }
-
-    /// `model` runs on the fallback alone.
-    pub fn keeping_on_fallback(mut self, model: ModelKind) -> Self {
-        self.fallback_only.push(model);
-        self
+        Preferring { preferred, fallback, failed: AtomicBool::new(false) }
     }
 
     fn on_preferred(&self, model: ModelKind) -> bool {
-        !self.failed.load(Ordering::Relaxed) && self.preferred.has(model) && !self.fallback_only.contains(&model)
+        !self.failed.load(Ordering::Relaxed) && self.preferred.has(model)
     }
 
     /// Whether `input` goes to the fallback though the preferred runtime has the model: it
@@ -278,20 +272,6 @@ mod tests {
         assert_eq!(b.name(), "gpu");
     }
 
-    /// The GPU's recognition files are the default model's; another script's model runs on
-    /// the CPU, static shapes and all.
-    #[test]
-    fn a_model_kept_on_the_fallback_runs_there_though_the_preferred_runtime_has_its_kind() {
-        let gpu = Static(Fake { name: "gpu", models: ModelKind::ALL.to_vec(), fails: false }, vec![vec![1]]);
-        let cpu = Fake { name: "cpu-x", models: ModelKind::ALL.to_vec(), fails: false };
-        let b = Preferring::new(Box::new(gpu), Box::new(cpu)).keeping_on_fallback(ModelKind::Recognition);
-        assert_eq!(answer(&b, ModelKind::Recognition).ok(), Some(5.0));
-        assert_eq!(b.fixed_shapes(ModelKind::Recognition), None);
-        assert_eq!(answer(&b, ModelKind::Detection).ok(), Some(3.0));
-        assert_eq!(b.fixed_shapes(ModelKind::Detection), Some(vec![vec![1]]));
-        assert_eq!(b.name(), "gpu");
-    }
-
     #[test]
     fn a_failing_preferred_runtime_hands_every_later_call_to_the_fallback() {
         let gpu = Fake { name: "gpu", models: ModelKind::ALL.to_vec(), fails: true };
@@ -344,16 +324,25 @@ mod tests {
 
     #[test]
     fn prepared_file_names_carry_model_and_shape() {
+        let parse = |name| ModelKind::parse_prepared(name, Script::All);
+        assert_eq!(parse("rec_1x3x48x320.onnx"), Some((ModelKind::Recognition, vec![1, 3, 48, 320])));
+        assert_eq!(parse("det_1x3x1600x1248"), Some((ModelKind::Detection, vec![1, 3, 1600, 1248])));
+        assert_eq!(parse("rec.onnx"), None);
+        assert_eq!(parse("rec_1x3xWx320.onnx"), None);
+        assert_eq!(parse("foo_1x3.onnx"), None);
+    }
+
+    /// Each script's recognition files are its own model's; the other models' are shared.
+    #[test]
+    fn a_scripts_prepared_files_are_those_of_its_own_recognition_model() {
+        let cjk = "rec_cjk_4x3x48x320.onnx";
+        assert_eq!(ModelKind::parse_prepared(cjk, Script::Cjk), Some((ModelKind::Recognition, vec![4, 3, 48, 320])));
+        assert_eq!(ModelKind::parse_prepared(cjk, Script::All), None);
+        assert_eq!(ModelKind::parse_prepared(cjk, Script::Latin), None);
+        assert_eq!(ModelKind::parse_prepared("rec_4x3x48x320.onnx", Script::Cjk), None);
         assert_eq!(
-            ModelKind::parse_prepared("rec_1x3x48x320.onnx"),
-            Some((ModelKind::Recognition, vec![1, 3, 48, 320]))
+            ModelKind::parse_prepared("cls_4x3x48x192.onnx", Script::Cjk),
+            Some((ModelKind::Orientation, vec![4, 3, 48, 192]))
         );
-        assert_eq!(
-            ModelKind::parse_prepared("det_1x3x1600x1248"),
-            Some((ModelKind::Detection, vec![1, 3, 1600, 1248]))
-        );
-        assert_eq!(ModelKind::parse_prepared("rec.onnx"), None);
-        assert_eq!(ModelKind::parse_prepared("rec_1x3xWx320.onnx"), None);
-        assert_eq!(ModelKind::parse_prepared("foo_1x3.onnx"), None);
     }
 }

@@ -246,7 +246,7 @@ impl Alphabet {
 
 impl Engine {
     /// The CPU engine from model files (`ModelKind::file_name` in models/manifest.json, the
-    /// recognition model `Script::recognition_file`); the layout model is optional.
+    /// recognition model `Script::model_file`); the layout model is optional.
     pub fn from_onnx(files: &[(ModelKind, &[u8])], script: Script) -> Result<Engine, OcrError> {
         let (tract, dictionary) = cpu_backend(files, script)?;
         Ok(Engine::new(Box::new(tract), &dictionary, script))
@@ -254,15 +254,11 @@ impl Engine {
 
     /// An engine that runs each model on `gpu` where it has it, and on the CPU engine of
     /// `files` (`from_onnx`) where it does not or once a call on it has failed (`Preferring`):
-    /// a lost device or a shape it cannot run costs speed, not the page.
-    /// Recognition stays on the CPU where the GPU's files are not `script`'s model.
+    /// a lost device or a shape it cannot run costs speed, not the page. `gpu` runs the
+    /// files prepared from `script`'s models (`ModelKind::parse_prepared`).
     pub fn preferring(gpu: Box<dyn Backend>, files: &[(ModelKind, &[u8])], script: Script) -> Result<Engine, OcrError> {
         let (cpu, dictionary) = cpu_backend(files, script)?;
-        let mut backend = Preferring::new(gpu, Box::new(cpu));
-        if !script.recognition_prepared() {
-            backend = backend.keeping_on_fallback(ModelKind::Recognition);
-        }
-        Ok(Engine::new(Box::new(backend), &dictionary, script))
+        Ok(Engine::new(Box::new(Preferring::new(gpu, Box::new(cpu))), &dictionary, script))
     }
 
     /// An engine on any backend, with the recognition model's dictionary (one entry per

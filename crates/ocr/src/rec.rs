@@ -962,8 +962,7 @@ pub enum Script {
     /// Chinese and Japanese as well as Latin: every character of the larger recognition
     /// model (`CJK_RECOGNITION_FILE`, 18,708 characters), whose kana and traditional and rare
     /// Chinese characters the default model lacks (it reads kana as Chinese look-alikes).
-    /// About three times as slow on the CPU, and run on the CPU only: no files of it are
-    /// prepared for WebGPU.
+    /// About three times as slow on the CPU.
     Cjk,
 }
 
@@ -978,18 +977,13 @@ impl Script {
         }
     }
 
-    /// The models folder's file of the recognition model that reads this script.
-    pub fn recognition_file(self) -> &'static str {
-        match self {
-            Script::All | Script::Latin => ModelKind::Recognition.file_name(),
-            Script::Cjk => CJK_RECOGNITION_FILE,
+    /// The models folder's file of `model` for this script: the script's own recognition
+    /// model, the others shared.
+    pub fn model_file(self, model: ModelKind) -> &'static str {
+        match (self, model) {
+            (Script::Cjk, ModelKind::Recognition) => CJK_RECOGNITION_FILE,
+            _ => model.file_name(),
         }
-    }
-
-    /// Whether the files prepared for WebGPU (made from `ModelKind::Recognition`'s file) are
-    /// this script's recognition model.
-    pub fn recognition_prepared(self) -> bool {
-        self.recognition_file() == ModelKind::Recognition.file_name()
     }
 }
 
@@ -1448,15 +1442,13 @@ mod tests {
         assert_eq!(latin, "\0aéα€ ");
     }
 
-    /// "cjk" reads every class of its own model; the files prepared for WebGPU are the
-    /// default model's, so only the scripts read by that model run on them.
     #[test]
     fn cjk_reads_every_class_of_its_own_recognition_model() {
         let classes = classes("a\n中\nか\n한");
         assert_eq!(kept_classes(&classes, Script::Cjk), (0..classes.len()).collect::<Vec<_>>());
-        assert_eq!(Script::Cjk.recognition_file(), CJK_RECOGNITION_FILE);
-        assert_eq!(Script::Latin.recognition_file(), ModelKind::Recognition.file_name());
-        assert!(!Script::Cjk.recognition_prepared() && Script::All.recognition_prepared());
+        assert_eq!(Script::Cjk.model_file(ModelKind::Recognition), CJK_RECOGNITION_FILE);
+        assert_eq!(Script::Cjk.model_file(ModelKind::Detection), ModelKind::Detection.file_name());
+        assert_eq!(Script::Latin.model_file(ModelKind::Recognition), ModelKind::Recognition.file_name());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use wonnx::utils::{InputTensor, OutputTensor};
 
 use crate::OcrError;
 use crate::backend::{Backend, ModelKind, Tensor};
+use crate::rec::Script;
 
 /// Sub-folder of the models folder that holds the prepared files.
 pub const PREPARED_DIR: &str = "wonnx";
@@ -55,8 +56,9 @@ fn compile(model: ModelKind, path: &Path) -> Result<Compiled, OcrError> {
 }
 
 impl WonnxBackend {
-    /// Lists the prepared files under `models_dir/wonnx`. Fails when no GPU adapter exists.
-    pub fn open(models_dir: &Path) -> Result<Self, OcrError> {
+    /// Lists the prepared files under `models_dir/wonnx` of the models that read `script`.
+    /// Fails when no GPU adapter exists.
+    pub fn open(models_dir: &Path, script: Script) -> Result<Self, OcrError> {
         if !adapter_available() {
             return Err(OcrError::NoGpu);
         }
@@ -64,7 +66,9 @@ impl WonnxBackend {
         let entries = std::fs::read_dir(&dir).map_err(|e| OcrError::Image(format!("{}: {e}", dir.display())))?;
         let mut models: HashMap<ModelKind, Vec<Prepared>> = HashMap::new();
         for entry in entries.flatten() {
-            let Some((kind, shape)) = ModelKind::parse_prepared(&entry.file_name().to_string_lossy()) else { continue };
+            let Some((kind, shape)) = ModelKind::parse_prepared(&entry.file_name().to_string_lossy(), script) else {
+                continue;
+            };
             models.entry(kind).or_default().push(Prepared { shape, path: entry.path(), compiled: Mutex::new(None) });
         }
         for files in models.values_mut() {

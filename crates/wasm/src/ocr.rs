@@ -21,7 +21,8 @@ pub fn models() -> Option<Arc<OcrModels>> {
 /// the names of the prepared files the WebGPU worker serves (threaded builds: through the
 /// mailbox; single-threaded: through `setGpuRunner`): those models run there, the rest — and all
 /// of them should the GPU fail — on the CPU. `script`: "all" (default), "latin" or "cjk" (see
-/// `Script`; `rec` is then that script's model, `Script::recognition_file`).
+/// `Script`; `rec` is then that script's model, `Script::model_file`, and the GPU worker serves
+/// that model's prepared files).
 #[wasm_bindgen(js_name = setOcrModels)]
 pub fn set_ocr_models(
     det: &[u8],
@@ -65,7 +66,7 @@ pub async fn warm_ocr() -> Result<String, JsValue> {
 
 #[cfg(target_arch = "wasm32")]
 fn on_gpu(files: &[(ModelKind, &[u8])], prepared: &[String], script: Script) -> Result<OcrEngine, OcrError> {
-    OcrEngine::preferring(crate::gpu::backend(prepared), files, script)
+    OcrEngine::preferring(crate::gpu::backend(prepared, script), files, script)
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use docsift::ModelKind;
-use docsift::ocr_models::{Backend, ModelCall, OcrError, Tensor, now};
+use docsift::ocr_models::{Backend, ModelCall, OcrError, Script, Tensor, now};
 
 #[cfg(feature = "threads")]
 mod mailbox;
@@ -22,7 +22,7 @@ pub trait Transport: Send + Sync {
     fn call(&self, model: ModelKind, input: &Tensor, shape: [usize; 4]) -> ModelCall<'static>;
 }
 
-/// A model's index as the GPU worker names it (`MODEL_FILES` in pkg/webgpu-worker.js).
+/// A model's index as the GPU worker names it (`modelStems` in pkg/ocr-worker.js).
 pub fn model_index(model: ModelKind) -> usize {
     ModelKind::ALL.iter().position(|&k| k == model).unwrap_or(0)
 }
@@ -34,10 +34,11 @@ pub struct GpuBackend<T> {
 }
 
 impl<T: Transport> GpuBackend<T> {
-    /// `files`: prepared file names (`rec_4x3x48x320.onnx`, ...), as served to the GPU worker.
-    pub fn new(files: &[String], transport: T) -> Self {
+    /// `files`: prepared file names (`rec_4x3x48x320.onnx`, ...), as served to the GPU worker;
+    /// those of the models that read `script` are run.
+    pub fn new(files: &[String], script: Script, transport: T) -> Self {
         let mut shapes: HashMap<ModelKind, Vec<Vec<usize>>> = HashMap::new();
-        for (kind, shape) in files.iter().filter_map(|f| ModelKind::parse_prepared(f)) {
+        for (kind, shape) in files.iter().filter_map(|f| ModelKind::parse_prepared(f, script)) {
             shapes.entry(kind).or_default().push(shape);
         }
         for list in shapes.values_mut() {
@@ -74,10 +75,10 @@ impl<T: Transport> Backend for GpuBackend<T> {
     }
 }
 
-/// This build's way to the GPU worker, for the prepared `files` it serves.
-pub fn backend(files: &[String]) -> Box<dyn Backend> {
+/// This build's way to the GPU worker, for the prepared `files` it serves that read `script`.
+pub fn backend(files: &[String], script: Script) -> Box<dyn Backend> {
     #[cfg(feature = "threads")]
-    return Box::new(GpuBackend::new(files, mailbox::Mailbox));
+    return Box::new(GpuBackend::new(files, script, mailbox::Mailbox));
     #[cfg(not(feature = "threads"))]
-    return Box::new(GpuBackend::new(files, message::Message));
+    return Box::new(GpuBackend::new(files, script, message::Message));
 }
