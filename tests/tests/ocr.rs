@@ -50,6 +50,18 @@ fn engine_reading(dir: &Path, script: OcrScript) -> Arc<docsift::OcrModels> {
     Arc::new(models)
 }
 
+/// The default models without the "cjk" script's to read East Asian letters again
+/// (`OcrModels::rereading_east_asian`), as in a browser that has not fetched it.
+fn default_model_alone(dir: &Path) -> Arc<docsift::OcrModels> {
+    Arc::new(docsift::OcrModels::loaded(default_engine(dir)))
+}
+
+fn default_engine(dir: &Path) -> docsift::OcrEngine {
+    let files = docsift::read_model_files(dir, OcrScript::All).expect("models");
+    let files: Vec<_> = files.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    docsift::OcrEngine::from_onnx(&files, OcrScript::All).expect("models load")
+}
+
 fn opts(models: &Arc<docsift::OcrModels>, mode: OcrMode) -> Options {
     Options { ocr: mode, ocr_models: Some(models.clone()), ..Options::default() }
 }
@@ -1422,6 +1434,47 @@ fn marks_read_as_ideographs_among_a_latin_pages_figures_and_words_are_read_as_ma
     }
 }
 
+/// Korean, which neither recognition model reads (no Hangul in either dictionary): the default
+/// model reads pdf.js's bug1627427 page as East Asian look-alikes at 0.57, so the page is read
+/// again by the "cjk" script's model, which is no surer (it reads nothing there); the page keeps
+/// the default model's reading and its warning.
+#[test]
+fn a_korean_page_keeps_the_default_models_reading_and_its_warning() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("pdfjs/test/pdfs/bug1627427_reduced.pdf");
+    let read = |models| {
+        let doc = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(models, OcrMode::Force) });
+        doc.expect("bug1627427").pages.remove(0)
+    };
+    let (page, alone) = (read(&engine(&dir)), read(&default_model_alone(&dir)));
+    assert!(!page.text.trim().is_empty());
+    assert_eq!(page.text, alone.text);
+    assert!(page.warnings.iter().any(|w| w.message.contains("likely misread")), "{:?}", page.warnings);
+}
+
+/// A "cjk" model that cannot be loaded (a file cut short) costs a Japanese page its second
+/// reading, not the page: it keeps the default model's reading, with its warning and one
+/// saying why it was not read again.
+#[test]
+fn a_japanese_page_whose_second_model_fails_to_load_keeps_its_first_reading() {
+    let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
+    let path = corpus.join("pdfjs/test/pdfs/vertical.pdf");
+    let failing = docsift::OcrModels::loaded(default_engine(&dir))
+        .rereading_east_asian(|| Err(docsift::Error::new(docsift::ErrorKind::Model, "rec_cjk.onnx: cut short")));
+    let read = |models| {
+        let doc = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(models, OcrMode::Force) });
+        doc.expect("vertical").pages.remove(0)
+    };
+    let (page, alone) = (read(&Arc::new(failing)), read(&default_model_alone(&dir)));
+    assert_eq!(page.text, alone.text);
+    let warned: Vec<&str> = page.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert!(warned.iter().any(|w| w.contains("likely misread")), "{warned:?}");
+    assert!(
+        warned.contains(&"the page's East Asian letters could not be read again: rec_cjk.onnx: cut short"),
+        "{warned:?}"
+    );
+}
+
 /// tabula's mednine.pdf, an Arabic table, read by OCR (forced): the models read no Arabic,
 /// and the letters came out as Latin guesses read unsurely (mean 0.55) beside figures read
 /// surely, so the page's mean confidence alone (0.93) did not tell. The page is warned of;
@@ -1439,14 +1492,14 @@ fn a_page_in_a_script_the_models_do_not_read_is_warned_of() {
     assert!(!low(&latin), "{:?}", latin.pages[0].warnings);
 }
 
-/// pdfplumber's issue-463 page, read by OCR (forced): English print with a Japanese
-/// paragraph, which the models read as Chinese guesses (「私丈冬刀饵在集女T八末寸。…) at 0.29–0.38
-/// a word. The page's letters as a whole read surely enough, so only its words tell: they
-/// are warned of, and each OCR'd word carries the least confidence of its characters.
+/// pdfplumber's issue-463 page, read by OCR (forced) with the default model alone: English
+/// print with a Japanese paragraph, which it reads as Chinese guesses (「私丈冬刀饵在集女T八末寸。…)
+/// at 0.29–0.38 a word. The page's letters as a whole read surely enough, so only its words
+/// tell: they are warned of, and each OCR'd word carries the least confidence of its characters.
 #[test]
 fn lines_in_a_script_the_models_do_not_read_amid_latin_print_are_warned_of_by_their_words() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let models = engine(&dir);
+    let models = default_model_alone(&dir);
     let path = corpus.join("pdfplumber/tests/pdfs/issue-463-example.pdf");
     let doc =
         extract_with(&path, &Options { pages: Some(vec![1]), ..opts(&models, OcrMode::Force) }).expect("issue-463");
@@ -1460,15 +1513,16 @@ fn lines_in_a_script_the_models_do_not_read_amid_latin_print_are_warned_of_by_th
     assert!(warned, "{:?}", page.warnings);
 }
 
-/// Japanese pages read by the default recognition model come out as Chinese look-alikes (its
-/// dictionary has no kana: pdf.js's issue16538 page differs from its text layer by 0.65 of its
-/// length, issue16063 by 0.56, issue-463's paragraph amid English print and vertical.pdf's
-/// column likewise) and are warned of. The "cjk" script's larger model reads each page as its
-/// text layer has it, vertical Japanese too, and surely.
+/// Japanese pages read by the default recognition model alone come out as Chinese look-alikes
+/// (its dictionary has no kana: pdf.js's issue16538 page differs from its text layer by 0.65
+/// of its length, issue16063 by 0.56, issue-463's paragraph amid English print and
+/// vertical.pdf's column likewise) and are warned of. The "cjk" script's larger model reads
+/// each page as its text layer has it, vertical Japanese too, and surely; and so do the
+/// default models, which read such a page's lines again with it (`rereading_east_asian`).
 #[test]
 fn japanese_pages_read_by_the_cjk_scripts_model_match_their_text_layer() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
-    let (cjk, default) = (engine_reading(&dir, OcrScript::Cjk), engine(&dir));
+    let (cjk, default, alone) = (engine_reading(&dir, OcrScript::Cjk), engine(&dir), default_model_alone(&dir));
     // Spaces aside (a text layer spaces Japanese as its producer liked), and full-width Latin
     // forms as their Latin letters.
     let folded = |t: &str| -> String {
@@ -1492,12 +1546,14 @@ fn japanese_pages_read_by_the_cjk_scripts_model_match_their_text_layer() {
             let doc = extract_with(&file, &Options { pages: Some(vec![1]), ..opts(models, OcrMode::Force) });
             doc.expect("ocr").pages.remove(0)
         };
-        let (got, before) = (read(&cjk), read(&default));
+        let (got, before, reread) = (read(&cjk), read(&alone), read(&default));
         let (c, c_before) = (cer(&folded(&got.text), &want), cer(&folded(&before.text), &want));
-        println!("ocr {path} page 1: CER {c:.3} read as cjk, {c_before:.3} by the default model");
+        println!("ocr {path} page 1: CER {c:.3} read as cjk, {c_before:.3} by the default model alone");
         assert!(c <= 0.02, "{path}: CER {c:.3}: {}", got.text);
         assert!(c_before >= 0.15, "{path}: the default model reads kana now ({c_before:.3}): update this test");
         assert!(!misread(&got) && misread(&before), "{path}: {:?} / {:?}", got.warnings, before.warnings);
+        assert_eq!(reread.text, got.text, "{path}: read again by the cjk model");
+        assert!(reread.warnings.is_empty(), "{path}: {:?}", reread.warnings);
     }
 }
 

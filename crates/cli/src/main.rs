@@ -214,7 +214,7 @@ enum BackendArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ScriptArg {
-    /// Every character the default recognition model knows: Latin, Greek, symbols, common Chinese characters.
+    /// Every character the default recognition model knows: Latin, Greek, symbols, common Chinese characters; a page whose East Asian letters it reads unsurely (Japanese) is read again by the cjk script's model, where that is among the models.
     All,
     /// Latin-script text only (accented letters, Greek, digits, punctuation, symbols); faster on the CPU.
     Latin,

@@ -46,21 +46,45 @@ async fn read_lines(
     keep_going: &(dyn Fn() -> bool + Sync),
     step: &(dyn Fn(Step) + Sync),
 ) -> Result<Vec<OcrLine>, Error> {
-    let cancelled = || Error::new(ErrorKind::Cancelled, "extraction cancelled");
+    let img = &*docsift_ocr::page_to_read(img);
+    let quads = lines_found(engine, img, keep_going, step).await?;
+    lines_recognized(engine, img, &quads, keep_going, step).await
+}
+
+fn cancelled() -> Error {
+    Error::new(ErrorKind::Cancelled, "extraction cancelled")
+}
+
+/// The lines detection finds on a prepared image, turned to read upright.
+async fn lines_found(
+    engine: &Engine,
+    img: &RgbImage,
+    keep_going: &(dyn Fn() -> bool + Sync),
+    step: &(dyn Fn(Step) + Sync),
+) -> Result<Vec<docsift_ocr::Quad>, Error> {
     if !keep_going() {
         return Err(cancelled());
     }
     step(Step::Detection);
-    let img = &*docsift_ocr::page_to_read(img);
     let quads = engine.detect(img).await.map_err(to_error)?;
-    let quads = engine
+    engine
         .orient(img, quads, &mut |s| {
             step(s);
             keep_going()
         })
         .await
-        .map_err(to_error)?;
-    let batches = engine.recognition_batches(&quads, &engine.beside(img, &quads));
+        .map_err(to_error)
+}
+
+/// The lines `quads` hold on a prepared image, read by `engine`'s recognition model.
+async fn lines_recognized(
+    engine: &Engine,
+    img: &RgbImage,
+    quads: &[docsift_ocr::Quad],
+    keep_going: &(dyn Fn() -> bool + Sync),
+    step: &(dyn Fn(Step) + Sync),
+) -> Result<Vec<OcrLine>, Error> {
+    let batches = engine.recognition_batches(quads, &engine.beside(img, quads));
     let (done, total) = (AtomicUsize::new(0), batches.len());
     let one = async |batch: &docsift_ocr::Batch| {
         if !keep_going() {
@@ -84,6 +108,36 @@ async fn read_lines(
         lines
     };
     Ok(docsift_ocr::lines_of_page(img, lines.into_iter().flatten().collect()))
+}
+
+/// A page's text lines (`read_lines`), and where its East Asian letters were read unsurely
+/// (`docsift_ocr::east_asian_read_surely`: kana the default model reads as Chinese
+/// look-alikes) and the models can read East Asian script again (`OcrModels::rereading_east_asian`),
+/// the same lines read again by that model, kept where it reads them surely (Japanese, not
+/// Korean, which neither model reads). The warning, if that model could not be loaded.
+async fn page_lines(
+    models: &OcrModels,
+    engine: &Engine,
+    img: &RgbImage,
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> Result<(Vec<OcrLine>, Option<String>), Error> {
+    let step = &|s| models.step(s);
+    let img = &*docsift_ocr::page_to_read(img);
+    let quads = lines_found(engine, img, keep_going, step).await?;
+    let lines = lines_recognized(engine, img, &quads, keep_going, step).await?;
+    if docsift_ocr::east_asian_read_surely(&lines) != Some(false) {
+        return Ok((lines, None));
+    }
+    let east_asian = match models.east_asian_engine() {
+        None => return Ok((lines, None)),
+        Some(Err(e)) => {
+            let warning = format!("the page's East Asian letters could not be read again: {}", e.message);
+            return Ok((lines, Some(warning)));
+        }
+        Some(Ok(engine)) => engine,
+    };
+    let again = lines_recognized(&east_asian, img, &quads, keep_going, step).await?;
+    Ok((if docsift_ocr::east_asian_read_surely(&again) == Some(true) { again } else { lines }, None))
 }
 
 /// The resolution to render a page at: that of its largest image when it is a scan.
@@ -153,6 +207,14 @@ pub struct OcrModels {
     /// Hears each page's OCR stages (from pool threads when parallel).
     steps: Option<Box<dyn Fn(Step) + Send + Sync>>,
     readying: Readying,
+    /// The engine that reads East Asian letters again, if any (`rereading_east_asian`).
+    east_asian: Option<Reread>,
+}
+
+/// A second engine, loaded on first need.
+struct Reread {
+    load: Box<dyn Fn() -> Result<Engine, Error> + Send + Sync>,
+    engine: OnceLock<Result<Arc<Engine>, Error>>,
 }
 
 /// The line models' files being readied beside the first page (`prepared_beside`).
@@ -185,13 +247,54 @@ impl Drop for OcrModels {
 
 impl OcrModels {
     pub fn lazy(load: impl Fn() -> Result<Engine, Error> + Send + Sync + 'static) -> OcrModels {
-        OcrModels { load: Box::new(load), engine: OnceLock::new(), steps: None, readying: Readying::default() }
+        OcrModels {
+            load: Box::new(load),
+            engine: OnceLock::new(),
+            steps: None,
+            readying: Readying::default(),
+            east_asian: None,
+        }
     }
 
     /// The models in `dir` (file names from models/manifest.json), read on first use,
-    /// reading `script` (whose recognition model is `Script::model_file`).
+    /// reading `script` (whose recognition model is `Script::model_file`). Reading every
+    /// script (`Script::All`), with the "cjk" script's recognition model in `dir`, they read
+    /// pages of East Asian letters read unsurely again with it (`rereading_east_asian`).
     pub fn from_dir(dir: PathBuf, script: Script) -> OcrModels {
-        OcrModels::lazy(move || with_model_files(&dir, script, |files| Engine::from_onnx(files, script)))
+        let engine = |dir: &Path, script| with_model_files(dir, script, |files| Engine::from_onnx(files, script));
+        OcrModels::from_dir_by(dir, script, engine)
+    }
+
+    /// `make`'s engine of the models in `dir` reading `script`, and, reading every script, its
+    /// engine reading the "cjk" script where that model is there.
+    fn from_dir_by(dir: PathBuf, script: Script, make: fn(&Path, Script) -> Result<Engine, Error>) -> OcrModels {
+        let cjk_there = dir.join(Script::Cjk.model_file(ModelKind::Recognition)).is_file();
+        let models = OcrModels::lazy({
+            let dir = dir.clone();
+            move || make(&dir, script)
+        });
+        match script {
+            Script::All if cjk_there => models.rereading_east_asian(move || make(&dir, Script::Cjk)),
+            _ => models,
+        }
+    }
+
+    /// Pages whose East Asian letters the engine reads unsurely (`docsift_ocr::east_asian_read_surely`)
+    /// are read again by `load`'s engine (loaded on the first such page: the "cjk" script's),
+    /// on the lines already found, and keep that reading where it is sure: Japanese read by the
+    /// default model comes out as Chinese look-alikes.
+    pub fn rereading_east_asian(
+        mut self,
+        load: impl Fn() -> Result<Engine, Error> + Send + Sync + 'static,
+    ) -> OcrModels {
+        self.east_asian = Some(Reread { load: Box::new(load), engine: OnceLock::new() });
+        self
+    }
+
+    /// The engine that reads East Asian letters again, loaded now if not yet; None without one.
+    fn east_asian_engine(&self) -> Option<Result<Arc<Engine>, Error>> {
+        let reread = self.east_asian.as_ref()?;
+        Some(reread.engine.get_or_init(|| (reread.load)().map(Arc::new)).clone())
     }
 
     /// The models in `dir` run on the GPU (wonnx), from the static-shape files
@@ -200,10 +303,11 @@ impl OcrModels {
     /// adapter.
     #[cfg(feature = "webgpu")]
     pub fn from_dir_on_gpu(dir: PathBuf, script: Script) -> OcrModels {
-        OcrModels::lazy(move || {
-            let gpu = docsift_ocr::WonnxBackend::open(&dir, script).map_err(to_error)?;
-            with_model_files(&dir, script, |files| Engine::preferring(Box::new(gpu), files, script))
-        })
+        let engine = |dir: &Path, script| {
+            let gpu = docsift_ocr::WonnxBackend::open(dir, script).map_err(to_error)?;
+            with_model_files(dir, script, |files| Engine::preferring(Box::new(gpu), files, script))
+        };
+        OcrModels::from_dir_by(dir, script, engine)
     }
 
     pub fn loaded(engine: Engine) -> OcrModels {
@@ -211,7 +315,7 @@ impl OcrModels {
         let cell = OnceLock::new();
         let _ = cell.set(Ok(prepared_beside(engine, &readying)));
         let load = Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded")));
-        OcrModels { load, engine: cell, steps: None, readying }
+        OcrModels { load, engine: cell, steps: None, readying, east_asian: None }
     }
 
     /// Reports each page's OCR stages to `steps` (progress inside a page).
@@ -401,8 +505,9 @@ impl PdfOcr {
             }
         };
         if ocr {
-            let lines = read_lines(&engine, &rendered.image, keep_going, &|s| models.step(s)).await?;
+            let (lines, warning) = page_lines(models, &engine, &rendered.image, keep_going).await?;
             docsift_ocr::lines_to_page(page, &lines, rendered.scale, engine.backend_name());
+            page.warnings.extend(warning.map(|w| Warning::page(page.number, w)));
         }
         if self.layout && engine.has_layout() {
             models.step(Step::Layout);
@@ -442,7 +547,8 @@ pub async fn image_page(
         return Ok(page);
     };
     let engine = models.engine()?;
-    let mut lines = read_lines(&engine, &img, keep_going, &|s| models.step(s)).await?;
+    let (mut lines, reread_warning) = page_lines(models, &engine, &img, keep_going).await?;
+    page.warnings.extend(reread_warning.map(|w| Warning::page(number, w)));
     if let Some(unread) = unread {
         let clear = docsift_ocr::lines_clear_of(lines, &img, unread);
         lines = clear.lines;

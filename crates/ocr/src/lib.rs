@@ -47,7 +47,7 @@ use ground::ground_as_paper;
 pub use jpeg2000::{Jpeg2000Header, MAX_JPEG2000_TILES, jpeg2000_header};
 pub use layout::{LayoutRegion, RegionKind};
 pub use lighting::evenly_lit;
-pub use page::{ClearOfBreak, lines_clear_of, lines_to_page, regions_to_blocks};
+pub use page::{ClearOfBreak, east_asian_read_surely, lines_clear_of, lines_to_page, regions_to_blocks};
 pub use practice::practice_page;
 pub use raster::{
     DecodedPage, ImageFile, MAX_PAGE_PIXELS, PdfRenderer, RenderedPage, decode_image, encode_png, resized,

@@ -19,7 +19,10 @@ pub(crate) const BOX_HEIGHT_EM: f32 = 1.5;
 /// Letters read with a mean confidence under this are mostly misread: on page 1 of the 284
 /// corpus PDFs read by OCR, every page under it (Arabic, Japanese, overprinted text) differs
 /// from its text layer by 0.55 of its length or more, and every scan of the OCR corpus reads
-/// 0.96 or more.
+/// 0.96 or more. East Asian letters alike: the default model reads Japanese pages' kana as
+/// Chinese look-alikes at 0.74–0.81 (issue16538, issue16063, issue-463's paragraph, vertical.pdf)
+/// and Korean at 0.56–0.57, Chinese pages at 0.99–1.00 (six corpus PDFs), and the "cjk"
+/// script's model Japanese at 1.00.
 const LOW_LETTER_CONFIDENCE: f32 = 0.85;
 /// A page of fewer letters says too little of how well it was read: a stray mark read as one.
 const MIN_JUDGED_LETTERS: usize = 8;
@@ -266,6 +269,15 @@ pub fn lines_to_page(page: &mut Page, lines: &[OcrLine], px_per_pt: f32, engine:
     if let Some(w) = unsure_reading_to_warning(page.number, letter_sum, letters, &page.words) {
         page.warnings.push(w);
     }
+}
+
+/// Whether a page's East Asian letters were read surely: no where their mean confidence is
+/// under `LOW_LETTER_CONFIDENCE` (a script the model's dictionary lacks, as the default
+/// model's lacks kana), None where the page holds too few to judge.
+pub fn east_asian_read_surely(lines: &[OcrLine]) -> Option<bool> {
+    let letters = lines.iter().flat_map(|l| &l.chars).filter(|c| c.ch.is_alphabetic() && crate::rec::east_asian(c.ch));
+    let (sum, n) = letters.fold((0.0, 0), |(sum, n), c| (sum + c.confidence, n + 1));
+    (n >= MIN_JUDGED_LETTERS).then(|| sum / n as f32 >= LOW_LETTER_CONFIDENCE)
 }
 
 /// The warning for a page OCR read unsurely, if it was: all its letters (a page in a script
@@ -523,6 +535,23 @@ mod tests {
             warnings[0].1.starts_with("OCR read 1 word of this page (44 letters) with a confidence under 0.5, the first \u{201c}「私丈冬刀饵在集女T八末寸。同L二上在寸百二上在\u{2026}\u{201d}"),
             "{warnings:?}"
         );
+    }
+
+    #[test]
+    fn east_asian_letters_are_judged_apart_from_the_latin_print_around_them() {
+        let at = |i: usize| rect(0.0, 30.0 * i as f32, 400.0, 30.0 * i as f32 + 20.0);
+        let latin: Vec<OcrLine> =
+            (0..4).map(|i| test_support::line("Sure English print, read well", at(i), 0.99)).collect();
+        assert_eq!(east_asian_read_surely(&latin), None);
+        // Kana read as Chinese look-alikes, a paragraph amid sure English print.
+        let mut mixed = latin.clone();
+        mixed.push(test_support::line("「私丈冬刀饵在集女T八末寸。", at(4), 0.6));
+        assert_eq!(east_asian_read_surely(&mixed), Some(false));
+        mixed[4] = test_support::line("「私は冬の朝が好きです。", at(4), 0.99);
+        assert_eq!(east_asian_read_surely(&mixed), Some(true));
+        // Too few to judge: a few ideographs in a Latin page's footer.
+        mixed[4] = test_support::line("東京 Tokyo", at(4), 0.6);
+        assert_eq!(east_asian_read_surely(&mixed), None);
     }
 
     #[test]
