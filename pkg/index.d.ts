@@ -118,7 +118,8 @@ export interface Docsift {
  * engine has JS Promise Integration — else the CPU), "webgpu" (any
  * adapter, software ones too), "cpu". A page's `ocr.engine` says which ran ("wonnx", "tract").
  * `script`: what OCR reads — "all" (default: every character of the recognition model: Latin,
- * Greek, symbols, common Chinese characters), "latin" (Latin-script text only; on the CPU its
+ * Greek, symbols, common Chinese characters; a page whose East Asian letters it reads unsurely,
+ * Japanese, is read again on the CPU with rec_cjk.onnx, fetched for the first such page), "latin" (Latin-script text only; on the CPU its
  * output layer is cut to those characters, a quarter less recognition time) or "cjk" (Chinese
  * and Japanese too: the larger model rec_cjk.onnx from the same folder, 21 MB, with kana and
  * traditional and rare Chinese characters; about three times as slow on the CPU; on a GPU, its

@@ -31,7 +31,8 @@ async function toArrayBuffer(input) {
  * isolated, where the engine has JS Promise Integration), else the CPU; "webgpu" on any
  * adapter, software ones too; "cpu" never on the GPU.
  * `script` says what OCR reads: "all" the recognition model's characters (Latin, Greek,
- * symbols, common Chinese characters), "latin" Latin-script text only, faster on the CPU,
+ * symbols, common Chinese characters; Japanese pages read again with rec_cjk.onnx, fetched for
+ * the first), "latin" Latin-script text only, faster on the CPU,
  * "cjk" Chinese and Japanese too (the larger rec_cjk.onnx, 21 MB: kana, traditional and rare
  * Chinese characters; about three times as slow on the CPU; on a GPU, its prepared files
  * wonnx/rec_cjk_*).

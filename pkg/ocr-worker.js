@@ -19,6 +19,12 @@ let loaded = null;
 let current = 0;
 /** The runtime the practice page ran on, once a `prepareOcr` has warmed the build up. */
 let warmedOn = null;
+/**
+ * The "cjk" script's recognition model with detection's and orientation's, fetched once a
+ * page read under the default script needed it (`againInEastAsian`); false where it could not
+ * be fetched.
+ */
+let eastAsian = null;
 
 /**
  * Seconds a GPU model call may take before the GPU worker is taken as gone and the CPU
@@ -153,6 +159,7 @@ function ocrModule(id, layout) {
     // One GPU worker serves the build, however often the models are loaded.
     const gpu = previous ? previous.gpu : await startGpu(mod, planned);
     mod.setOcrModels(det, rec, cls, layoutModel, gpu, config.script);
+    if (eastAsian) mod.setOcrEastAsianModel(...eastAsian);
     return { mod, gpu, layout };
   };
   loaded = loaded ? loaded.then((b) => (layout && !b.layout ? load(b) : b)) : load(null);
@@ -160,6 +167,33 @@ function ocrModule(id, layout) {
     loaded = null;
     throw e;
   });
+}
+
+/**
+ * The numbers of the pages just read whose East Asian letters the default model read
+ * unsurely (Japanese kana read as Chinese look-alikes), to read again now that the build has
+ * the "cjk" script's model, which is fetched (once, then cached) for the first such page: the
+ * pages read after it are read again as they are read. None under another script, or where
+ * the model cannot be fetched (the pages keep their warning).
+ */
+async function againInEastAsian(ocr, id) {
+  const numbers = Array.from(ocr.takeEastAsianUnread());
+  if (!numbers.length || config.script !== 'all' || eastAsian === false) return [];
+  try {
+    self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
+    eastAsian ??= await Promise.all(['det', 'rec_cjk', 'cls'].map((m) => fetchModel(`${config.models}${m}.onnx`)));
+  } catch (e) {
+    console.warn('docsift: the "cjk" script\'s model is unavailable, Japanese pages stay as read:', e);
+    eastAsian = false;
+    return [];
+  }
+  ocr.setOcrEastAsianModel(...eastAsian);
+  return numbers;
+}
+
+/** `read` pages with those of `again` in place of theirs (by number). */
+function withPagesReadAgain(read, again) {
+  return read.map((page) => again.find((p) => p.number === page.number) ?? page);
 }
 
 /**
@@ -176,9 +210,12 @@ async function image(id, bytes, layout, numbers, together = 1) {
     self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
     const next = indices.slice(out.length, out.length + together);
     // A promise in the single-threaded build: its model calls may wait for the GPU worker.
-    const read = ocr.extractImagePages ? ocr.extractImagePages(data, layout, next) : await ocr.extractImage(data, layout, next[0]);
+    const extract = async (indices) =>
+      ocr.extractImagePages ? ocr.extractImagePages(data, layout, indices) : await ocr.extractImage(data, layout, indices[0]);
+    const read = await extract(next);
     ({ meta, warnings } = read);
-    out.push(...read.pages);
+    const again = await againInEastAsian(ocr, id);
+    out.push(...(again.length ? withPagesReadAgain(read.pages, (await extract(again.map((n) => n - 1))).pages) : read.pages));
   }
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
   const value = { meta, pages: out };
@@ -219,7 +256,10 @@ async function pages(id, { bytes, password, mode, layout, together = 1, indices 
   try {
     while (done < indices.length) {
       self.postMessage({ type: 'progress', id, stage: 'ocr', done, total: indices.length });
-      for (const page of await doc.extractPages(Uint32Array.from(indices.slice(done, done + together)))) {
+      let read = await doc.extractPages(Uint32Array.from(indices.slice(done, done + together)));
+      const again = await againInEastAsian(ocr, id);
+      if (again.length) read = withPagesReadAgain(read, await doc.extractPages(Uint32Array.from(again.map((n) => n - 1))));
+      for (const page of read) {
         self.postMessage({ type: 'page', id, page }, transferables(page));
         done += 1;
       }

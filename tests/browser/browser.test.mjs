@@ -336,7 +336,8 @@ describe('the page', () => {
     await page.waitForSelector(`${scan}[data-state="stopped"]`, { timeout: 5_000 });
     assert.ok(await page.locator(`${scan} button.stop`).isHidden());
     // Japanese in a scan (pdf.js's vertical.pdf as a picture): the box reloads the page
-    // reading the "cjk" script, whose model reads kana (the default one reads "市即方元书").
+    // reading the "cjk" script, whose model reads kana, every page with it (the default one
+    // reads "市即方元书", and reads such a page again with it).
     await page.check('#cjk');
     await page.waitForURL(/\?script=cjk$/);
     await page.waitForSelector('body[data-ready="true"]');

@@ -200,6 +200,8 @@ for (const [path, on, build, plainSimd] of [
     // a PDF page is rendered first.
     const steps = [...(path.endsWith('.pdf') ? ['rendering'] : []), 'detection', 'recognition'];
     assert.deepEqual(got.steps.filter((s) => s !== 'orientation'), steps, `steps ${got.steps}`);
+    // Latin print needs no second recognition model.
+    assert.deepEqual(got.models, ['cls.onnx', 'det.onnx', 'rec.onnx']);
     assertSameReading(got, want, path);
   });
 }
@@ -264,6 +266,22 @@ test('script: "cjk" reads a Japanese page with its own recognition model as the 
   assert.deepEqual(got.models, ['cls.onnx', 'det.onnx', 'rec_cjk.onnx']);
   assertSameReading(got, want, path);
 });
+
+// The default script reads a Japanese page's kana as Chinese look-alikes: the OCR worker
+// then fetches the "cjk" script's model and reads the page again, as the CLI does with that
+// model among its models; in both builds.
+for (const [on, build] of [[() => plain, 'ocr-relaxed'], [() => server, 'ocr-threaded-relaxed']]) {
+  test(`a Japanese page read under the default script is read again with the "cjk" script's model, fetched for it, in the ${build} build as by the CLI`, { timeout: 600_000 }, async () => {
+    const path = 'pdfjs/test/pdfs/issue16063.pdf';
+    const got = await inBrowser(path, { ocr: 'force', pages: [1] }, on());
+    const want = native(path, ['--ocr', 'force', '--pages', '1']);
+    console.log(`# ${path} page 1 read again in East Asian script: ${got.seconds.toFixed(1)} s in the browser, ${build} build`);
+    assert.match(want.pages[0].text, /速結端子/);
+    assert.deepEqual(got.ocrBuilds, [build]);
+    assert.deepEqual(got.models, ['cls.onnx', 'det.onnx', 'rec.onnx', 'rec_cjk.onnx']);
+    assertSameReading(got, want, path);
+  });
+}
 
 // Both builds: OCR readied ahead of a page, as tesseract.js's createWorker is. The seconds
 // are printed, not asserted (the machines are shared): bench_ocr.mjs compares them.

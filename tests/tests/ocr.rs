@@ -51,7 +51,7 @@ fn engine_reading(dir: &Path, script: OcrScript) -> Arc<docsift::OcrModels> {
 }
 
 /// The default models without the "cjk" script's to read East Asian letters again
-/// (`OcrModels::rereading_east_asian`), as in a browser that has not fetched it.
+/// (`OcrModels::read_east_asian_again_with`), as in a browser that has not fetched it.
 fn default_model_alone(dir: &Path) -> Arc<docsift::OcrModels> {
     Arc::new(docsift::OcrModels::loaded(default_engine(dir)))
 }
@@ -1459,8 +1459,9 @@ fn a_korean_page_keeps_the_default_models_reading_and_its_warning() {
 fn a_japanese_page_whose_second_model_fails_to_load_keeps_its_first_reading() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
     let path = corpus.join("pdfjs/test/pdfs/vertical.pdf");
-    let failing = docsift::OcrModels::loaded(default_engine(&dir))
-        .rereading_east_asian(|| Err(docsift::Error::new(docsift::ErrorKind::Model, "rec_cjk.onnx: cut short")));
+    let failing = docsift::OcrModels::loaded(default_engine(&dir));
+    failing
+        .read_east_asian_again_with(|| Err(docsift::Error::new(docsift::ErrorKind::Model, "rec_cjk.onnx: cut short")));
     let read = |models| {
         let doc = extract_with(&path, &Options { pages: Some(vec![1]), ..opts(models, OcrMode::Force) });
         doc.expect("vertical").pages.remove(0)
@@ -1518,7 +1519,7 @@ fn lines_in_a_script_the_models_do_not_read_amid_latin_print_are_warned_of_by_th
 /// of its length, issue16063 by 0.56, issue-463's paragraph amid English print and
 /// vertical.pdf's column likewise) and are warned of. The "cjk" script's larger model reads
 /// each page as its text layer has it, vertical Japanese too, and surely; and so do the
-/// default models, which read such a page's lines again with it (`rereading_east_asian`).
+/// default models, which read such a page's lines again with it (`read_east_asian_again_with`).
 #[test]
 fn japanese_pages_read_by_the_cjk_scripts_model_match_their_text_layer() {
     let (Some(corpus), Some(dir)) = (corpus(), models()) else { return };
@@ -1554,6 +1555,8 @@ fn japanese_pages_read_by_the_cjk_scripts_model_match_their_text_layer() {
         assert!(!misread(&got) && misread(&before), "{path}: {:?} / {:?}", got.warnings, before.warnings);
         assert_eq!(reread.text, got.text, "{path}: read again by the cjk model");
         assert!(reread.warnings.is_empty(), "{path}: {:?}", reread.warnings);
+        // The page is noted where nothing read it again, for a front-end to fetch the model.
+        assert_eq!((alone.take_east_asian_unread(), default.take_east_asian_unread()), (vec![1], vec![]), "{path}");
     }
 }
 

@@ -110,15 +110,18 @@ async fn lines_recognized(
     Ok(docsift_ocr::lines_of_page(img, lines.into_iter().flatten().collect()))
 }
 
-/// A page's text lines (`read_lines`), and where its East Asian letters were read unsurely
-/// (`docsift_ocr::east_asian_read_surely`: kana the default model reads as Chinese
-/// look-alikes) and the models can read East Asian script again (`OcrModels::rereading_east_asian`),
-/// the same lines read again by that model, kept where it reads them surely (Japanese, not
-/// Korean, which neither model reads). The warning, if that model could not be loaded.
+/// Page `number`'s text lines (`read_lines`), and where its East Asian letters were read
+/// unsurely (`docsift_ocr::east_asian_read_surely`: kana the default model reads as Chinese
+/// look-alikes) and the models can read East Asian script again
+/// (`OcrModels::read_east_asian_again_with`), the same lines read again by that model, kept
+/// where it reads them surely (Japanese, not Korean, which neither model reads); where they
+/// cannot, the page is noted (`OcrModels::take_east_asian_unread`). The warning, if that model
+/// could not be loaded.
 async fn page_lines(
     models: &OcrModels,
     engine: &Engine,
     img: &RgbImage,
+    number: usize,
     keep_going: &(dyn Fn() -> bool + Sync),
 ) -> Result<(Vec<OcrLine>, Option<String>), Error> {
     let step = &|s| models.step(s);
@@ -129,7 +132,10 @@ async fn page_lines(
         return Ok((lines, None));
     }
     let east_asian = match models.east_asian_engine() {
-        None => return Ok((lines, None)),
+        None => {
+            models.east_asian_unread.lock().unwrap_or_else(|p| p.into_inner()).push(number);
+            return Ok((lines, None));
+        }
         Some(Err(e)) => {
             let warning = format!("the page's East Asian letters could not be read again: {}", e.message);
             return Ok((lines, Some(warning)));
@@ -207,8 +213,10 @@ pub struct OcrModels {
     /// Hears each page's OCR stages (from pool threads when parallel).
     steps: Option<Box<dyn Fn(Step) + Send + Sync>>,
     readying: Readying,
-    /// The engine that reads East Asian letters again, if any (`rereading_east_asian`).
-    east_asian: Option<Reread>,
+    /// The engine that reads East Asian letters again, if any (`read_east_asian_again_with`).
+    east_asian: OnceLock<Reread>,
+    /// Pages whose East Asian letters were read unsurely without such an engine.
+    east_asian_unread: Mutex<Vec<usize>>,
 }
 
 /// A second engine, loaded on first need.
@@ -252,14 +260,15 @@ impl OcrModels {
             engine: OnceLock::new(),
             steps: None,
             readying: Readying::default(),
-            east_asian: None,
+            east_asian: OnceLock::new(),
+            east_asian_unread: Mutex::default(),
         }
     }
 
     /// The models in `dir` (file names from models/manifest.json), read on first use,
     /// reading `script` (whose recognition model is `Script::model_file`). Reading every
     /// script (`Script::All`), with the "cjk" script's recognition model in `dir`, they read
-    /// pages of East Asian letters read unsurely again with it (`rereading_east_asian`).
+    /// pages of East Asian letters read unsurely again with it (`read_east_asian_again_with`).
     pub fn from_dir(dir: PathBuf, script: Script) -> OcrModels {
         let engine = |dir: &Path, script| with_model_files(dir, script, |files| Engine::from_onnx(files, script));
         OcrModels::from_dir_by(dir, script, engine)
@@ -273,28 +282,33 @@ impl OcrModels {
             let dir = dir.clone();
             move || make(&dir, script)
         });
-        match script {
-            Script::All if cjk_there => models.rereading_east_asian(move || make(&dir, Script::Cjk)),
-            _ => models,
+        if script == Script::All && cjk_there {
+            models.read_east_asian_again_with(move || make(&dir, Script::Cjk));
         }
+        models
     }
 
-    /// Pages whose East Asian letters the engine reads unsurely (`docsift_ocr::east_asian_read_surely`)
-    /// are read again by `load`'s engine (loaded on the first such page: the "cjk" script's),
-    /// on the lines already found, and keep that reading where it is sure: Japanese read by the
-    /// default model comes out as Chinese look-alikes.
-    pub fn rereading_east_asian(
-        mut self,
-        load: impl Fn() -> Result<Engine, Error> + Send + Sync + 'static,
-    ) -> OcrModels {
-        self.east_asian = Some(Reread { load: Box::new(load), engine: OnceLock::new() });
-        self
+    /// From now on pages whose East Asian letters the engine reads unsurely
+    /// (`docsift_ocr::east_asian_read_surely`) are read again by `load`'s engine (loaded on the
+    /// first such page: the "cjk" script's), on the lines already found, and keep that reading
+    /// where it is sure: Japanese read by the default model comes out as Chinese look-alikes.
+    /// Once only: false, changing nothing, where it was given before.
+    pub fn read_east_asian_again_with(&self, load: impl Fn() -> Result<Engine, Error> + Send + Sync + 'static) -> bool {
+        self.east_asian.set(Reread { load: Box::new(load), engine: OnceLock::new() }).is_ok()
     }
 
     /// The engine that reads East Asian letters again, loaded now if not yet; None without one.
     fn east_asian_engine(&self) -> Option<Result<Arc<Engine>, Error>> {
-        let reread = self.east_asian.as_ref()?;
+        let reread = self.east_asian.get()?;
         Some(reread.engine.get_or_init(|| (reread.load)().map(Arc::new)).clone())
+    }
+
+    /// The pages (numbers) read since last asked whose East Asian letters were read unsurely
+    /// with no engine to read them again (`read_east_asian_again_with`): a front-end that
+    /// fetches models as needed (the browser's) fetches the "cjk" script's then and reads them
+    /// again.
+    pub fn take_east_asian_unread(&self) -> Vec<usize> {
+        std::mem::take(&mut *self.east_asian_unread.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// The models in `dir` run on the GPU (wonnx), from the static-shape files
@@ -315,7 +329,14 @@ impl OcrModels {
         let cell = OnceLock::new();
         let _ = cell.set(Ok(prepared_beside(engine, &readying)));
         let load = Box::new(|| Err(Error::new(ErrorKind::Model, "already loaded")));
-        OcrModels { load, engine: cell, steps: None, readying, east_asian: None }
+        OcrModels {
+            load,
+            engine: cell,
+            steps: None,
+            readying,
+            east_asian: OnceLock::new(),
+            east_asian_unread: Mutex::default(),
+        }
     }
 
     /// Reports each page's OCR stages to `steps` (progress inside a page).
@@ -505,7 +526,7 @@ impl PdfOcr {
             }
         };
         if ocr {
-            let (lines, warning) = page_lines(models, &engine, &rendered.image, keep_going).await?;
+            let (lines, warning) = page_lines(models, &engine, &rendered.image, page.number, keep_going).await?;
             docsift_ocr::lines_to_page(page, &lines, rendered.scale, engine.backend_name());
             page.warnings.extend(warning.map(|w| Warning::page(page.number, w)));
         }
@@ -547,7 +568,7 @@ pub async fn image_page(
         return Ok(page);
     };
     let engine = models.engine()?;
-    let (mut lines, reread_warning) = page_lines(models, &engine, &img, keep_going).await?;
+    let (mut lines, reread_warning) = page_lines(models, &engine, &img, number, keep_going).await?;
     page.warnings.extend(reread_warning.map(|w| Warning::page(number, w)));
     if let Some(unread) = unread {
         let clear = docsift_ocr::lines_clear_of(lines, &img, unread);

@@ -54,6 +54,28 @@ pub fn set_ocr_models(
     Ok(())
 }
 
+/// Gives the loaded models (`setOcrModels`, the default script's) the "cjk" script's
+/// recognition model `rec` (with detection's and orientation's, as `setOcrModels` took them):
+/// from now on a page whose East Asian letters they read unsurely is read again with it, on the
+/// CPU (`OcrModels::read_east_asian_again_with`). The worker fetches it only once a page needed
+/// it (`takeEastAsianUnread`). False where no models are loaded or it was given before.
+#[wasm_bindgen(js_name = setOcrEastAsianModel)]
+pub fn set_ocr_east_asian_model(det: Vec<u8>, rec: Vec<u8>, cls: Vec<u8>) -> bool {
+    let Some(models) = models() else { return false };
+    models.read_east_asian_again_with(move || {
+        let files =
+            [(ModelKind::Detection, &det[..]), (ModelKind::Recognition, &rec[..]), (ModelKind::Orientation, &cls[..])];
+        OcrEngine::from_onnx(&files, Script::Cjk).map_err(|e| Error::new(ErrorKind::Model, e.to_string()))
+    })
+}
+
+/// The numbers of the pages read since last asked whose East Asian letters the loaded models
+/// read unsurely, with no model to read them again (`OcrModels::take_east_asian_unread`).
+#[wasm_bindgen(js_name = takeEastAsianUnread)]
+pub fn take_east_asian_unread() -> Vec<u32> {
+    models().map(|m| m.take_east_asian_unread().into_iter().map(|n| n as u32).collect()).unwrap_or_default()
+}
+
 /// Reads a made page with the loaded models, so that the first real page finds the
 /// pipeline's code compiled (`OcrModels::warm_up`); gives the runtime the models ran on
 /// ("tract" or "wonnx", as a page's `ocr.engine`). A promise: the model calls may wait for
