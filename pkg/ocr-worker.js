@@ -170,14 +170,15 @@ function ocrModule(id, layout) {
 }
 
 /**
- * The numbers of the pages just read whose East Asian letters the default model read
+ * The numbers of the pages just `read` whose East Asian letters the default model read
  * unsurely (Japanese kana read as Chinese look-alikes), to read again now that the build has
  * the "cjk" script's model, which is fetched (once, then cached) for the first such page: the
  * pages read after it are read again as they are read. None under another script, or where
- * the model cannot be fetched (the pages keep their warning).
+ * the model cannot be fetched (the pages keep their warning). Pages noted before (of a read
+ * that failed) are let go.
  */
-async function againInEastAsian(ocr, id) {
-  const numbers = Array.from(ocr.takeEastAsianUnread());
+async function againInEastAsian(ocr, id, read) {
+  const numbers = Array.from(ocr.takeEastAsianUnread()).filter((n) => read.some((p) => p.number === n));
   if (!numbers.length || config.script !== 'all' || eastAsian === false) return [];
   try {
     self.postMessage({ type: 'progress', id, stage: 'loading-models', done: 0, total: 1 });
@@ -214,7 +215,7 @@ async function image(id, bytes, layout, numbers, together = 1) {
       ocr.extractImagePages ? ocr.extractImagePages(data, layout, indices) : await ocr.extractImage(data, layout, indices[0]);
     const read = await extract(next);
     ({ meta, warnings } = read);
-    const again = await againInEastAsian(ocr, id);
+    const again = await againInEastAsian(ocr, id, read.pages);
     out.push(...(again.length ? withPagesReadAgain(read.pages, (await extract(again.map((n) => n - 1))).pages) : read.pages));
   }
   self.postMessage({ type: 'progress', id, stage: 'ocr', done: out.length, total: indices.length });
@@ -257,7 +258,7 @@ async function pages(id, { bytes, password, mode, layout, together = 1, indices 
     while (done < indices.length) {
       self.postMessage({ type: 'progress', id, stage: 'ocr', done, total: indices.length });
       let read = await doc.extractPages(Uint32Array.from(indices.slice(done, done + together)));
-      const again = await againInEastAsian(ocr, id);
+      const again = await againInEastAsian(ocr, id, read);
       if (again.length) read = withPagesReadAgain(read, await doc.extractPages(Uint32Array.from(again.map((n) => n - 1))));
       for (const page of read) {
         self.postMessage({ type: 'page', id, page }, transferables(page));
